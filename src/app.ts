@@ -1,0 +1,61 @@
+import { randomUUID } from 'node:crypto';
+import swagger from '@fastify/swagger';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import Fastify, { type FastifyReply } from 'fastify';
+import type { Config } from './config.ts';
+import { installErrorHandling } from './http/error-handler.ts';
+import { errors } from './http/errors.ts';
+import { openApiOptions } from './http/openapi.ts';
+import { registerCompanies } from './http/routes/companies.ts';
+import { registerEvents } from './http/routes/events.ts';
+import { registerMarket } from './http/routes/market.ts';
+import { registerMeta } from './http/routes/meta.ts';
+import { registerRegimes } from './http/routes/regimes.ts';
+import { registerSignals } from './http/routes/signals.ts';
+import type { App, Services } from './http/types.ts';
+import type { Db } from './store/db.ts';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  now?: () => Date;
+  /** false silences request logs (tests, benchmarks). */
+  logger?: boolean;
+}
+
+const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
+
+/** Builds the HTTP app without listening, so tests can `inject` and servers can `listen`. */
+export async function buildApp(deps: AppDeps): Promise<App> {
+  const app: App = Fastify({
+    logger: deps.logger === false ? false : { level: deps.config.logLevel, redact: REDACT },
+    genReqId: (req) => {
+      const given = req.headers['x-request-id'];
+      return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
+    },
+    trustProxy: deps.config.trustProxy,
+    bodyLimit: 16 * 1024 * 1024,
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false } },
+    frameworkErrors: (error, request, reply) => {
+      const apiError = error.code === 'FST_ERR_BAD_URL' ? errors.invalidPath('url', 'malformed percent-encoding') : errors.invalidBody(error.message);
+      void (reply as FastifyReply).code(apiError.status).type('application/json').send(apiError.toEnvelope(request.id));
+    },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  const services: Services = { config: deps.config, db: deps.db, now: deps.now ?? (() => new Date()) };
+
+  installErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  await app.register(swagger, openApiOptions);
+
+  registerMeta(app, services);
+  registerEvents(app, services);
+  registerSignals(app, services);
+  registerCompanies(app, services);
+  registerMarket(app, services);
+  registerRegimes(app, services);
+  return app;
+}

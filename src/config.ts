@@ -1,0 +1,113 @@
+import path from 'node:path';
+
+/** Runtime configuration, read once from the environment (DESIGN §10). */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  databaseUrl: string | null;
+  redisUrl: string | null;
+  logLevel: string;
+  trustProxy: boolean;
+  secretKey: string | null;
+  signalThreshold: number;
+  webhookRetryScheduleMs: number[];
+  webhookTimeoutMs: number;
+  webhookAllowCidrs: string[];
+  webhookCaFile: string | null;
+  usaspendingBaseUrl: string;
+  ingestSchedule: string | null;
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    detail: string,
+  ) {
+    super(`invalid ${variable}: ${detail}`);
+  }
+}
+
+type Env = Record<string, string | undefined>;
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function text(env: Env, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = text(env, name);
+  if (raw === null) return fallback;
+  if (!/^\d+$/.test(raw)) throw new ConfigError(name, `expected an integer, got "${raw}"`);
+  const value = Number(raw);
+  if (value < min || value > max) throw new ConfigError(name, `expected ${min}..${max}, got ${value}`);
+  return value;
+}
+
+function bool(env: Env, name: string): boolean {
+  const raw = text(env, name);
+  if (raw === null) return false;
+  if (['1', 'true', 'yes', 'on'].includes(raw.toLowerCase())) return true;
+  if (['0', 'false', 'no', 'off'].includes(raw.toLowerCase())) return false;
+  throw new ConfigError(name, `expected true or false, got "${raw}"`);
+}
+
+function url(env: Env, name: string, protocols: string[]): string | null {
+  const raw = text(env, name);
+  if (raw === null) return null;
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new ConfigError(name, 'not a valid URL');
+  }
+  if (!protocols.includes(parsed.protocol)) {
+    throw new ConfigError(name, `expected a ${protocols.join(' or ')} URL`);
+  }
+  return raw;
+}
+
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `30s,1m,2m` → [30000, 60000, 120000]. */
+export function parseDurations(raw: string, name: string): number[] {
+  return raw.split(',').map((part) => {
+    const match = /^(\d+)(ms|s|m|h)$/.exec(part.trim());
+    if (!match?.[1] || !match[2]) throw new ConfigError(name, `"${part.trim()}" is not a duration like 30s or 2m`);
+    return Number(match[1]) * (DURATION_UNITS[match[2]] ?? 1);
+  });
+}
+
+function cidrs(env: Env, name: string): string[] {
+  const raw = text(env, name);
+  if (raw === null) return [];
+  return raw.split(',').map((part) => {
+    const cidr = part.trim();
+    if (!/^[0-9a-fA-F:.]+\/\d{1,3}$/.test(cidr)) throw new ConfigError(name, `"${cidr}" is not a CIDR block`);
+    return cidr;
+  });
+}
+
+export function loadConfig(env: Env = process.env): Config {
+  const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    port: integer(env, 'PORT', 8080, 0, 65535),
+    host: text(env, 'HOST') ?? '127.0.0.1',
+    dataDir: path.resolve(text(env, 'DATA_DIR') ?? './data'),
+    databaseUrl: url(env, 'DATABASE_URL', ['postgres:', 'postgresql:']),
+    redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
+    logLevel,
+    trustProxy: bool(env, 'TRUST_PROXY'),
+    secretKey: text(env, 'SECRET_KEY'),
+    signalThreshold: integer(env, 'SIGNAL_THRESHOLD', 75, 0, 100),
+    webhookRetryScheduleMs: parseDurations(text(env, 'WEBHOOK_RETRY_SCHEDULE') ?? '30s,1m,2m,4m,8m', 'WEBHOOK_RETRY_SCHEDULE'),
+    webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookAllowCidrs: cidrs(env, 'WEBHOOK_ALLOW_CIDRS'),
+    webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),
+    usaspendingBaseUrl: url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',
+    ingestSchedule: text(env, 'INGEST_SCHEDULE'),
+  };
+}

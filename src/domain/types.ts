@@ -1,0 +1,115 @@
+/**
+ * Shared shapes of the pure domain layer. Nothing here does I/O: the store
+ * gathers these inputs from SQL and the http layer serializes the outputs.
+ */
+
+/** A normalized award, whatever the source (API v2, bulk CSV, JSON, admin ingest). */
+export interface AwardRecord {
+  /** `CONT_AWD_…` generated unique award id. */
+  id: string;
+  piid: string | null;
+  recipientName: string;
+  recipientUei: string | null;
+  parentName: string | null;
+  parentUei: string | null;
+  awardingAgency: string;
+  awardingSubAgency: string | null;
+  /** Whole US dollars (current total value, obligated amount as fallback). */
+  value: number;
+  /** YYYY-MM-DD */
+  awardDate: string;
+  description: string | null;
+  naics: string | null;
+  psc: string | null;
+  /** ISO date-time of the source's last modification, when known. */
+  sourceModifiedAt: string | null;
+}
+
+/** A daily bar, ascending by date in every array the domain receives. */
+export interface Candle {
+  date: string; // YYYY-MM-DD
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  adjClose: number;
+  volume: number;
+}
+
+export const CLASSIFICATION_LABELS = [
+  'aircraft',
+  'shipbuilding',
+  'missiles_munitions',
+  'space',
+  'ground_vehicles',
+  'electronics_comms',
+  'it_services',
+  'cybersecurity',
+  'research_development',
+  'construction_facilities',
+  'logistics_supply',
+  'healthcare',
+  'professional_services',
+  'other',
+] as const;
+export type ClassificationLabel = (typeof CLASSIFICATION_LABELS)[number];
+
+export const TIERS = ['free', 'developer', 'intelligence'] as const;
+export type Tier = (typeof TIERS)[number];
+
+export interface RationaleItem {
+  rule: string;
+  weight: number;
+  value: number;
+  contribution: number;
+  detail: string;
+}
+
+export interface Scores {
+  signal: number; // integer 0-100
+  importance: number;
+  confidence: number;
+  risk: number;
+}
+
+export const REGIME_NAMES = ['risk_on', 'risk_off', 'high_volatility', 'range_bound'] as const;
+export type RegimeName = (typeof REGIME_NAMES)[number];
+
+export interface RegimeResult {
+  asOf: string; // last candle date used (<= award date)
+  benchmark: string; // 'SPY'
+  dominant: RegimeName;
+  scores: Record<RegimeName, number>; // 0-1, sum 1
+  features: Record<string, number>;
+  version: string;
+}
+
+/** Everything an engine may look at; all of it is stored, so scoring is reproducible. */
+export interface EngineInput {
+  contract: {
+    id: string;
+    ticker: string;
+    value: number;
+    awardDate: string;
+    awardingAgency: string;
+    classification: ClassificationLabel;
+    matchConfidence: number;
+  };
+  company: { sector: string | null; industry: string | null } | null;
+  /** The same ticker's awards in the 365 days before the award date (excluding this one). */
+  trailing: { count: number; totalValue: number; medianValue: number };
+  regime: RegimeResult | null;
+}
+
+export interface EngineOutput {
+  scores: Scores;
+  rationale: RationaleItem[];
+}
+
+export interface Engine {
+  name: string;
+  version: string;
+  tier: Tier;
+  isDefault: boolean;
+  score(input: EngineInput): EngineOutput;
+}

@@ -1,0 +1,103 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { ApiError, errors } from './errors.ts';
+import type { App } from './types.ts';
+
+interface ValidationIssue {
+  instancePath: string;
+  keyword: string;
+  message?: string;
+  params: Record<string, unknown>;
+}
+
+/** Turns an Ajv issue into a message that names the parameter, as DESIGN §3 asks. */
+export function validationError(
+  issue: ValidationIssue | undefined,
+  context: string | undefined,
+  knownQuery: string[] = [],
+): ApiError {
+  if (!issue) return errors.invalidBody('malformed request');
+  const name = issue.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  if (issue.keyword === 'additionalProperty' || issue.keyword === 'additionalProperties') {
+    const extra = String(issue.params.additionalProperty ?? '');
+    if (context === 'querystring') return errors.unknownParameter(extra, knownQuery);
+    return errors.invalidBody(`unknown field "${name ? `${name}.` : ''}${extra}"`);
+  }
+  if (issue.keyword === 'required') {
+    const missing = String(issue.params.missingProperty ?? '');
+    if (context === 'querystring') return errors.invalidParameter(missing, 'is required');
+    return errors.invalidBody(`missing field "${name ? `${name}.` : ''}${missing}"`);
+  }
+  const detail = describe(issue);
+  if (context === 'querystring') return errors.invalidParameter(name, detail);
+  if (context === 'params') return errors.invalidPath(name, detail);
+  return errors.invalidBody(`field "${name}" ${detail}`);
+}
+
+function describe(issue: ValidationIssue): string {
+  switch (issue.keyword) {
+    case 'format':
+      return issue.params.format === 'date' ? 'must be a date YYYY-MM-DD' : `must be a valid ${issue.params.format}`;
+    case 'type':
+      return `must be ${issue.params.type === 'integer' ? 'an integer' : `of type ${issue.params.type}`}`;
+    case 'pattern':
+      return 'has an invalid format';
+    default:
+      return issue.message ?? 'is invalid';
+  }
+}
+
+export function toApiError(error: FastifyError, request?: FastifyRequest): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error.validation) {
+    return validationError(error.validation[0] as ValidationIssue | undefined, error.validationContext, knownQuery(request));
+  }
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return errors.payloadTooLarge();
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return errors.unsupportedMediaType(String(error.message.split(': ').pop() ?? 'unknown'));
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return errors.invalidBody('empty JSON body');
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return errors.invalidBody('body is not valid JSON');
+  }
+  if (error instanceof SyntaxError || error.statusCode === 400) return errors.invalidBody('body is not valid JSON');
+  return errors.internal();
+}
+
+function knownQuery(request: FastifyRequest | undefined): string[] {
+  const schema = request?.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  return Object.keys(schema?.properties ?? {});
+}
+
+const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
+
+/** Every error, 404 and 405 leaves in the one envelope. */
+export function installErrorHandling(app: App): void {
+  // A second router that knows every route, to tell "wrong method" from "no such path".
+  const shadow = FindMyWay({ ignoreTrailingSlash: true });
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    for (const method of methods) {
+      if (method !== 'HEAD' && method !== 'OPTIONS') shadow.on(method as HTTPMethod, route.url, () => undefined);
+    }
+  });
+
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    const apiError = toApiError(error, request);
+    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    void sendError(reply, request, apiError);
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    const allowed = METHODS.filter((method) => shadow.find(method, path) !== null);
+    const error = allowed.length ? errors.methodNotAllowed(request.method, allowed) : errors.routeNotFound(request.method, path);
+    void sendError(reply, request, error);
+  });
+}
+
+export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
+  return reply.code(error.status).headers(error.headers).type('application/json').send(error.toEnvelope(request.id));
+}

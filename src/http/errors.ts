@@ -1,0 +1,67 @@
+/** One error vocabulary: a stable code, its status, and the envelope every error leaves in. */
+export const ERROR_STATUS = {
+  invalid_parameter: 400,
+  invalid_body: 400,
+  unauthorized: 401,
+  insufficient_scope: 403,
+  tier_required: 403,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  rate_limited: 429,
+  internal: 500,
+  unavailable: 503,
+} as const;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorEnvelope {
+  error: { status: number; message: string; code: ErrorCode; request_id?: string };
+}
+
+export class ApiError extends Error {
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+
+  toEnvelope(requestId?: string): ErrorEnvelope {
+    return { error: { status: this.status, message: this.message, code: this.code, request_id: requestId } };
+  }
+}
+
+/** Named factories, so handlers never pick statuses or wording by hand. */
+export const errors = {
+  invalidParameter: (name: string, detail: string) =>
+    new ApiError('invalid_parameter', `invalid query parameter "${name}": ${detail}`),
+  unknownParameter: (name: string, known: string[]) =>
+    new ApiError(
+      'invalid_parameter',
+      `unknown query parameter "${name}"; ${known.length ? `accepted: ${known.join(', ')}` : 'this endpoint takes none'}`,
+    ),
+  invalidPath: (name: string, detail: string) => new ApiError('invalid_parameter', `invalid path parameter "${name}": ${detail}`),
+  invalidBody: (detail: string) => new ApiError('invalid_body', `invalid request body: ${detail}`),
+  unknownEngine: (name: string, known: string[]) =>
+    new ApiError('invalid_parameter', `invalid query parameter "engine": unknown engine "${name}"; known engines: ${known.join(', ')}`),
+  contractNotFound: (id: string) => new ApiError('not_found', `contract not found: ${id}`),
+  signalNotFound: (id: string, engine: string) =>
+    new ApiError('not_found', `no signal for engine "${engine}" on contract ${id}`),
+  unknownTicker: (ticker: string) => new ApiError('not_found', `unknown ticker: ${ticker}`),
+  routeNotFound: (method: string, url: string) => new ApiError('not_found', `no route for ${method} ${url}`),
+  methodNotAllowed: (method: string, allowed: string[]) =>
+    new ApiError('method_not_allowed', `method ${method} not allowed; allowed: ${allowed.join(', ')}`, {
+      allow: allowed.join(', '),
+    }),
+  payloadTooLarge: () => new ApiError('payload_too_large', 'request body too large'),
+  unsupportedMediaType: (type: string) => new ApiError('unsupported_media_type', `unsupported content type: ${type}`),
+  internal: () => new ApiError('internal', 'internal server error'),
+  unavailable: (detail: string) => new ApiError('unavailable', detail),
+};

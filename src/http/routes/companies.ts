@@ -1,0 +1,29 @@
+import { Type } from 'typebox';
+import { getCompany } from '../../store/market.ts';
+import { errors } from '../errors.ts';
+import { errorResponses, Query, TickerParam } from '../schemas/common.ts';
+import { CompanyResponse } from '../schemas/resources.ts';
+import type { App, Services } from '../types.ts';
+
+const RECENT_CONTRACTS = 20;
+
+export function registerCompanies(app: App, { db }: Services): void {
+  app.get(
+    '/api/v1/companies/:ticker',
+    {
+      schema: {
+        tags: ['companies'],
+        summary: `Company record with its ${RECENT_CONTRACTS} most recent contracts`,
+        params: Type.Object({ ticker: TickerParam }),
+        querystring: Query({}),
+        response: { 200: CompanyResponse, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const ticker = request.params.ticker.toUpperCase();
+      const company = await getCompany(db, ticker, RECENT_CONTRACTS);
+      if (!company) throw errors.unknownTicker(ticker);
+      return company;
+    },
+  );
+}

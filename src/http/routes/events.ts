@@ -1,0 +1,124 @@
+import { Type } from 'typebox';
+import { decay } from '../../domain/decay.ts';
+import { weeklyBars, weeklyWindow } from '../../domain/weekly.ts';
+import { scoreContract } from '../../pipeline/score.ts';
+import { getEvent, listEvents } from '../../store/events.ts';
+import { candleSeries, getRegime } from '../../store/market.ts';
+import { latestSignal } from '../../store/signals.ts';
+import { CLASSIFICATION_LABELS } from '../../domain/types.ts';
+import { errors } from '../errors.ts';
+import { checkDateRange, pickEngine, upper } from '../params.ts';
+import { DateString, EngineParam, errorResponses, Limit, Offset, Query, StringEnum, TickerParam } from '../schemas/common.ts';
+import { ContractBundle, EventList, ScoreResponse } from '../schemas/resources.ts';
+import type { App, Services } from '../types.ts';
+
+const EventQuery = Query({
+  engine: EngineParam,
+  ticker: TickerParam,
+  agency: Type.String({ minLength: 1, maxLength: 200, description: 'Awarding agency, exact name, case-insensitive.' }),
+  classification: StringEnum(CLASSIFICATION_LABELS, { description: 'nlp_classification label.' }),
+  from: DateString('Award date on or after.'),
+  to: DateString('Award date on or before.'),
+  limit: Limit(200, 50),
+  offset: Offset,
+});
+
+const ContractId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'Contract id (CONT_AWD_…).' }) });
+const EngineQuery = Query({ engine: EngineParam });
+
+export function registerEvents(app: App, services: Services): void {
+  const { db } = services;
+
+  for (const [path, summary] of [
+    ['/api/v1/events', 'Contract events, newest award first, each with its latest signal'],
+    ['/api/v1/contracts', 'Alias of /api/v1/events, kept for backward compatibility'],
+  ] as const) {
+    app.get(
+      path,
+      { schema: { tags: ['events'], summary, querystring: EventQuery, response: { 200: EventList, ...errorResponses(400) } } },
+      async (request) => {
+        const q = request.query;
+        checkDateRange(q.from, q.to);
+        const engine = pickEngine(q.engine);
+        const data = await listEvents(db, { ...q, ticker: upper(q.ticker), engine: engine.name });
+        return { data: data.map(withoutRationale), pagination: { limit: q.limit, offset: q.offset, count: data.length } };
+      },
+    );
+  }
+
+  app.get(
+    '/api/v1/contracts/:id',
+    {
+      schema: {
+        tags: ['events'],
+        summary: 'One contract with its latest default-engine signal, weekly prices, regime and decay',
+        params: ContractId,
+        querystring: Query({}),
+        response: { 200: ContractBundle, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const { id } = request.params;
+      const event = await getEvent(db, id, pickEngine(undefined).name);
+      if (!event) throw errors.contractNotFound(id);
+      const { contract, signal } = event;
+      const window = weeklyWindow(contract.award_date);
+      const [candles, regime] = await Promise.all([
+        candleSeries(db, contract.ticker, window.from, window.to),
+        getRegime(db, id),
+      ]);
+      const decayed = signal
+        ? decay({ signalScore: signal.signal_score, awardDate: contract.award_date, now: services.now() })
+        : null;
+      return { contract, signal: signal && stripRationale(signal), weekly_prices: weeklyBars(candles), regime, decay: decayed };
+    },
+  );
+
+  app.get(
+    '/api/v1/contracts/:id/score',
+    {
+      schema: {
+        tags: ['events'],
+        summary: "The contract's most recent signal under an engine",
+        params: ContractId,
+        querystring: EngineQuery,
+        response: { 200: ScoreResponse, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const engine = pickEngine(request.query.engine);
+      const signal = await latestSignal(db, request.params.id, engine.name);
+      if (!signal) throw errors.signalNotFound(request.params.id, engine.name);
+      return { signal: stripRationale(signal) };
+    },
+  );
+
+  app.post(
+    '/api/v1/contracts/:id/score',
+    {
+      schema: {
+        tags: ['events'],
+        summary: 'Compute or recompute the score; idempotent per (contract, engine, engine version)',
+        params: ContractId,
+        querystring: EngineQuery,
+        response: { 200: ScoreResponse, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const engine = pickEngine(request.query.engine);
+      const result = await scoreContract(db, request.params.id, engine, services.now());
+      if (!result) throw errors.contractNotFound(request.params.id);
+      return { signal: stripRationale(result.signal) };
+    },
+  );
+}
+
+/** Rationale is for the intelligence tier; keys and tiers arrive with the auth layer. */
+function stripRationale<T extends { rationale?: unknown }>(signal: T): Omit<T, 'rationale'> {
+  const { rationale: _dropped, ...rest } = signal;
+  return rest;
+}
+
+function withoutRationale<T extends { signal: { rationale?: unknown } | null }>(item: T) {
+  return { ...item, signal: item.signal && stripRationale(item.signal) };
+}

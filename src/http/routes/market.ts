@@ -1,0 +1,64 @@
+import { Type } from 'typebox';
+import { hasCandles, listCandles } from '../../store/market.ts';
+import { errors } from '../errors.ts';
+import { checkDateRange } from '../params.ts';
+import { DateString, errorResponses, Limit, Query, TickerParam } from '../schemas/common.ts';
+import { CandleList } from '../schemas/resources.ts';
+import type { App, Services } from '../types.ts';
+
+export const BENCHMARKS = ['SPY', 'XLI', 'ITA'] as const;
+const MAX_CANDLES = 5000;
+
+export function registerMarket(app: App, { db }: Services): void {
+  app.get(
+    '/api/v1/market/candles/:ticker',
+    {
+      schema: {
+        tags: ['market'],
+        summary: 'Daily OHLCV candles, ascending by date',
+        description:
+          'With `from`, the first `limit` bars from that date; without it, the latest `limit` bars up to `to`. SPY, XLI and ITA always exist; contractor tickers where candles were imported.',
+        params: Type.Object({ ticker: TickerParam }),
+        querystring: Query({
+          from: DateString('First date (inclusive).'),
+          to: DateString('Last date (inclusive).'),
+          limit: Limit(MAX_CANDLES, 500),
+        }),
+        response: { 200: CandleList, ...errorResponses(400, 404) },
+      },
+    },
+    async (request) => {
+      const ticker = request.params.ticker.toUpperCase();
+      const q = request.query;
+      checkDateRange(q.from, q.to);
+      const candles = await listCandles(db, ticker, q);
+      if (candles.length === 0 && !(await hasCandles(db, ticker))) throw errors.unknownTicker(ticker);
+      return candles;
+    },
+  );
+
+  app.get(
+    '/api/v1/benchmarks',
+    {
+      schema: {
+        tags: ['market'],
+        summary: 'Daily OHLCV of a benchmark (SPY, XLI or ITA)',
+        querystring: Query({
+          ticker: Type.String({ description: 'SPY, XLI or ITA (case-insensitive).' }),
+          from: DateString('First date (inclusive).'),
+          to: DateString('Last date (inclusive).'),
+        }),
+        response: { 200: CandleList, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const ticker = q.ticker.toUpperCase();
+      if (!(BENCHMARKS as readonly string[]).includes(ticker)) {
+        throw errors.invalidParameter('ticker', `must be one of ${BENCHMARKS.join(', ')}`);
+      }
+      checkDateRange(q.from, q.to);
+      return listCandles(db, ticker, { from: q.from, to: q.to, limit: MAX_CANDLES });
+    },
+  );
+}

@@ -1,0 +1,45 @@
+import { Type } from 'typebox';
+import { REGIME_NAMES } from '../../domain/types.ts';
+import { listRegimes } from '../../store/market.ts';
+import { errorResponses, Limit, Query, StringEnum } from '../schemas/common.ts';
+import { Predictions, RegimeList } from '../schemas/resources.ts';
+import type { App, Services } from '../types.ts';
+
+export function registerRegimes(app: App, { db }: Services): void {
+  app.get(
+    '/api/v1/regimes',
+    {
+      schema: {
+        tags: ['regimes'],
+        summary: 'Market regime at each contract award date (no look-ahead), newest first',
+        querystring: Query({
+          contract_id: Type.String({ minLength: 1, maxLength: 200, description: 'One contract.' }),
+          dominant: StringEnum(REGIME_NAMES, { description: 'Dominant regime.' }),
+          limit: Limit(200, 50),
+        }),
+        response: { 200: RegimeList, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const data = await listRegimes(db, { contractId: q.contract_id, dominant: q.dominant, limit: q.limit });
+      return { data, pagination: { limit: q.limit, offset: 0, count: data.length } };
+    },
+  );
+
+  app.get(
+    '/api/v1/predictions',
+    {
+      schema: {
+        tags: ['predictions'],
+        summary: 'Forward predictions (empty until the prediction engine ships)',
+        querystring: Query({}),
+        response: { 200: Predictions, ...errorResponses(400) },
+      },
+    },
+    async () => ({
+      data: [],
+      note: 'The prediction engine is announced for a later phase; this endpoint returns an empty set until then.',
+    }),
+  );
+}

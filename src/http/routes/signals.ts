@@ -1,0 +1,44 @@
+import { Type } from 'typebox';
+import { listSignals } from '../../store/signals.ts';
+import { pickEngine, upper } from '../params.ts';
+import { EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
+import { SignalList } from '../schemas/resources.ts';
+import type { App, Services } from '../types.ts';
+
+const SignalQuery = Query({
+  engine: EngineParam,
+  min_score: Type.Integer({ minimum: 0, maximum: 100, description: 'Minimum signal_score.' }),
+  ticker: TickerParam,
+  since: Type.String({ format: 'date-time', description: 'Lower bound on computed_at (ISO 8601).' }),
+  limit: Limit(200, 50),
+  offset: Offset,
+});
+
+export function registerSignals(app: App, { db }: Services): void {
+  app.get(
+    '/api/v1/signals',
+    {
+      schema: {
+        tags: ['signals'],
+        summary: "Signals of an engine's current version ranked by signal_score, each with its contract",
+        querystring: SignalQuery,
+        response: { 200: SignalList, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const q = request.query;
+      const engine = pickEngine(q.engine);
+      const data = await listSignals(db, {
+        engine: engine.name,
+        engineVersion: engine.version,
+        minScore: q.min_score,
+        ticker: upper(q.ticker),
+        since: q.since,
+        limit: q.limit,
+        offset: q.offset,
+      });
+      const items = data.map(({ signal: { rationale: _r, ...signal }, contract }) => ({ signal, contract }));
+      return { data: items, pagination: { limit: q.limit, offset: q.offset, count: items.length } };
+    },
+  );
+}

@@ -1,0 +1,54 @@
+import { type TSchema, Type } from 'typebox';
+
+export const DateString = (description: string) => Type.String({ format: 'date', description, examples: ['2024-03-01'] });
+
+export const Limit = (max: number, fallback: number) =>
+  Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `Page size, 1-${max} (default ${fallback}).` });
+
+export const Offset = Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Rows to skip (default 0).' });
+
+export const TickerParam = Type.String({
+  pattern: '^[A-Za-z0-9.\\-]{1,10}$',
+  description: 'Stock ticker (case-insensitive).',
+  examples: ['LMT'],
+});
+
+export const EngineParam = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'Engine name; defaults to the registry default engine (materiality).',
+});
+
+export const Pagination = Type.Object(
+  {
+    limit: Type.Integer(),
+    offset: Type.Integer(),
+    count: Type.Integer({ description: 'Number of items in this page.' }),
+  },
+  { additionalProperties: false },
+);
+
+export const ErrorEnvelope = Type.Object(
+  {
+    error: Type.Object({
+      status: Type.Integer(),
+      message: Type.String(),
+      code: Type.String({ description: 'Stable snake_case error code.' }),
+      request_id: Type.Optional(Type.String()),
+    }),
+  },
+  { description: 'Error envelope' },
+);
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** Query strings reject unknown parameters rather than ignore them. */
+export const Query = <T extends Record<string, TSchema>>(properties: T) =>
+  Type.Object(properties, { additionalProperties: false });
+
+export const errorResponses = (...statuses: number[]) =>
+  Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));
+
+/** A string enum that shows as `enum` in OpenAPI and types as the literal union. */
+export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });

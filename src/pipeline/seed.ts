@@ -1,0 +1,64 @@
+import { fileURLToPath } from 'node:url';
+import { normalizeName } from '../domain/names.ts';
+import { loadDemoAwards } from '../sources/awards.ts';
+import { loadDemoCandles } from '../sources/candles.ts';
+import { loadDemoCompanies } from '../sources/companies.ts';
+import type { Db } from '../store/db.ts';
+import { insertAliases, upsertCandles, upsertCompanies } from '../store/writes.ts';
+import { createPipelineContext } from './context.ts';
+import { type IngestCounts, ingestAwards } from './ingest.ts';
+
+/** The real public data shipped with the project (see data/SOURCES.md). */
+export const DEMO_DATA_DIR = fileURLToPath(new URL('../../data/', import.meta.url));
+
+const CHUNK = 5000;
+
+export interface SeedReport {
+  companies: number;
+  aliases: number;
+  candles: number;
+  awards: IngestCounts;
+  rejected: number;
+}
+
+/** Loads companies, aliases and candles, then runs every demo award through the pipeline. Idempotent. */
+export async function seed(
+  db: Db,
+  options: { signalThreshold: number; log?: (line: string) => void; dataDir?: string },
+): Promise<SeedReport> {
+  const log = options.log ?? (() => undefined);
+  const dataDir = options.dataDir ?? DEMO_DATA_DIR;
+
+  const { companies, aliases } = await loadDemoCompanies(dataDir);
+  for (let i = 0; i < companies.length; i += CHUNK) await upsertCompanies(db, companies.slice(i, i + CHUNK));
+  const known = new Set(companies.map((c) => c.ticker));
+  const aliasRows = aliases
+    .filter((a) => known.has(a.ticker))
+    .map((a) => ({ aliasNorm: normalizeName(a.alias), ticker: a.ticker, source: a.source }));
+  await insertAliases(db, aliasRows);
+  log(`seed: ${companies.length} companies, ${aliasRows.length} aliases`);
+
+  const candles = await loadDemoCandles(dataDir);
+  let candleCount = 0;
+  for (const [ticker, series] of candles) {
+    for (let i = 0; i < series.length; i += CHUNK) await upsertCandles(db, ticker, series.slice(i, i + CHUNK));
+    candleCount += series.length;
+  }
+  log(`seed: ${candleCount} candles for ${candles.size} tickers`);
+
+  const { awards, rejected } = await loadDemoAwards(dataDir);
+  const ctx = await createPipelineContext(db, { signalThreshold: options.signalThreshold });
+  const counts = await ingestAwards(ctx, awards, {
+    onProgress: (stage, done, total) => log(`seed: ${stage} ${done}/${total}`),
+  });
+  log(
+    `seed: ${counts.received} awards (${counts.inserted} new, ${counts.updated} updated), ${counts.matched} matched, ` +
+      `${counts.unmatched} unmatched, ${counts.signals_created} signals created, ${rejected.length} source rows rejected`,
+  );
+  return { companies: companies.length, aliases: aliasRows.length, candles: candleCount, awards: counts, rejected: rejected.length };
+}
+
+export async function isEmpty(db: Db): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM companies LIMIT 1');
+  return rows.length === 0;
+}

@@ -1,0 +1,80 @@
+import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
+import type { Queryable } from './db.ts';
+import { CONTRACT_COLUMNS, type ContractRow, SIGNAL_COLUMNS, type SignalRow, toContract, toSignal } from './rows.ts';
+
+export interface EventFilter {
+  engine: string;
+  ticker?: string;
+  agency?: string;
+  classification?: string;
+  from?: string;
+  to?: string;
+  limit: number;
+  offset: number;
+}
+
+/** Collects WHERE clauses with numbered parameters. */
+export class Where {
+  readonly clauses: string[] = [];
+  readonly params: unknown[] = [];
+
+  add(clause: (placeholder: string) => string, value: unknown): this {
+    if (value === undefined) return this;
+    this.params.push(value);
+    this.clauses.push(clause(`$${this.params.length}`));
+    return this;
+  }
+
+  next(value: unknown): string {
+    this.params.push(value);
+    return `$${this.params.length}`;
+  }
+
+  sql(): string {
+    return this.clauses.length ? `WHERE ${this.clauses.join(' AND ')}` : '';
+  }
+}
+
+const LATEST_SIGNAL = (engine: string) => `LEFT JOIN LATERAL (
+    SELECT * FROM signals s0 WHERE s0.contract_id = c.id AND s0.engine_name = ${engine}
+    ORDER BY s0.computed_at DESC LIMIT 1
+  ) s ON true`;
+
+export async function listEvents(
+  db: Queryable,
+  filter: EventFilter,
+): Promise<{ contract: ContractDto; signal: SignalDto | null }[]> {
+  const where = new Where()
+    .add((p) => `c.ticker = ${p}`, filter.ticker)
+    .add((p) => `lower(c.awarding_agency) = lower(${p})`, filter.agency)
+    .add((p) => `c.nlp_classification = ${p}`, filter.classification)
+    .add((p) => `c.award_date >= ${p}::date`, filter.from)
+    .add((p) => `c.award_date <= ${p}::date`, filter.to);
+  where.clauses.unshift('c.ticker IS NOT NULL');
+  const engine = where.next(filter.engine);
+  const limit = where.next(filter.limit);
+  const offset = where.next(filter.offset);
+  const rows = await db.query<ContractRow & SignalRow>(
+    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS}
+     FROM (SELECT c.* FROM contracts c ${where.sql()}
+           ORDER BY c.award_date DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}) c
+     ${LATEST_SIGNAL(engine)}
+     ORDER BY c.award_date DESC, c.id DESC`,
+    where.params,
+  );
+  return rows.map((row) => ({ contract: toContract(row), signal: toSignal(row) }));
+}
+
+export async function getEvent(
+  db: Queryable,
+  id: string,
+  engine: string,
+): Promise<{ contract: ContractDto; signal: SignalDto | null } | null> {
+  const rows = await db.query<ContractRow & SignalRow>(
+    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS} FROM contracts c ${LATEST_SIGNAL('$2')}
+     WHERE c.id = $1 AND c.ticker IS NOT NULL`,
+    [id, engine],
+  );
+  const row = rows[0];
+  return row ? { contract: toContract(row), signal: toSignal(row) } : null;
+}

@@ -1,0 +1,40 @@
+import { readdir, readFile } from 'node:fs/promises';
+import type { Db } from './db.ts';
+
+const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
+/** Serializes concurrent starts of several instances against one PostgreSQL. */
+const MIGRATION_LOCK = 7_426_001;
+
+/**
+ * Applies every migration not yet recorded, in file-name order, each in its own transaction.
+ * A transaction-scoped advisory lock serializes instances that start together on one PostgreSQL.
+ */
+export async function migrate(db: Db): Promise<string[]> {
+  const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
+  const applied: string[] = [];
+  for (const file of files) {
+    const sql = await readFile(new URL(file, MIGRATIONS_DIR), 'utf8');
+    const ran = await db.transaction(async (tx) => {
+      await tx.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+      await tx.query(
+        'CREATE TABLE IF NOT EXISTS schema_migrations (name text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())',
+      );
+      const done = await tx.query('SELECT 1 FROM schema_migrations WHERE name = $1', [file]);
+      if (done.length > 0) return false;
+      for (const statement of splitStatements(sql)) await tx.query(statement);
+      await tx.query('INSERT INTO schema_migrations (name) VALUES ($1)', [file]);
+      return true;
+    });
+    if (ran) applied.push(file);
+  }
+  return applied;
+}
+
+/** Migrations hold plain DDL: statements end at a semicolon that closes a line. */
+function splitStatements(sql: string): string[] {
+  return sql
+    .replace(/^\s*--.*$/gm, '')
+    .split(/;\s*$/m)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}

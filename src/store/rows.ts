@@ -1,0 +1,62 @@
+import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
+
+/** Column lists shared by every query that returns contracts or signals, so rows map one way. */
+export const CONTRACT_COLUMNS = `c.id, c.ticker, c.recipient_name, c.award_date, c.contract_value, c.awarding_agency,
+  c.awarding_sub_agency, c.description, c.naics, c.psc, c.nlp_classification, c.match_confidence, c.match_method`;
+
+export const SIGNAL_COLUMNS = `s.id AS s_id, s.contract_id AS s_contract_id, s.engine_name AS s_engine_name,
+  s.engine_version AS s_engine_version, s.engine_tier AS s_engine_tier, s.signal_score AS s_signal_score,
+  s.importance_score AS s_importance_score, s.confidence_score AS s_confidence_score, s.risk_score AS s_risk_score,
+  s.rationale AS s_rationale, s.computed_at AS s_computed_at`;
+
+export type ContractRow = ContractDto;
+
+export interface SignalRow {
+  s_id: string | null;
+  s_contract_id: string;
+  s_engine_name: string;
+  s_engine_version: string;
+  s_engine_tier: string;
+  s_signal_score: number;
+  s_importance_score: number;
+  s_confidence_score: number;
+  s_risk_score: number;
+  s_rationale: SignalDto['rationale'];
+  s_computed_at: string;
+}
+
+export function toContract(row: ContractRow): ContractDto {
+  return {
+    id: row.id,
+    ticker: row.ticker,
+    recipient_name: row.recipient_name,
+    award_date: row.award_date,
+    contract_value: row.contract_value,
+    awarding_agency: row.awarding_agency,
+    awarding_sub_agency: row.awarding_sub_agency,
+    description: row.description,
+    naics: row.naics,
+    psc: row.psc,
+    nlp_classification: row.nlp_classification,
+    match_confidence: row.match_confidence,
+    match_method: row.match_method,
+  };
+}
+
+/** A signal with its rationale; the http layer drops the rationale below the intelligence tier. */
+export function toSignal(row: SignalRow): SignalDto | null {
+  if (row.s_id === null) return null;
+  return {
+    id: row.s_id,
+    contract_id: row.s_contract_id,
+    engine_name: row.s_engine_name,
+    engine_version: row.s_engine_version,
+    engine_tier: row.s_engine_tier,
+    signal_score: row.s_signal_score,
+    importance_score: row.s_importance_score,
+    confidence_score: row.s_confidence_score,
+    risk_score: row.s_risk_score,
+    computed_at: row.s_computed_at,
+    rationale: row.s_rationale,
+  };
+}
