@@ -36,10 +36,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     trustProxy: deps.config.trustProxy,
     bodyLimit: 16 * 1024 * 1024,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false } },
+    ajv: {
+      customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false },
+    },
     frameworkErrors: (error, request, reply) => {
-      const apiError = error.code === 'FST_ERR_BAD_URL' ? errors.invalidPath('url', 'malformed percent-encoding') : errors.invalidBody(error.message);
-      void (reply as FastifyReply).code(apiError.status).type('application/json').send(apiError.toEnvelope(request.id));
+      const apiError =
+        error.code === 'FST_ERR_BAD_URL'
+          ? errors.invalidPath('url', 'malformed percent-encoding')
+          : errors.invalidBody(error.message);
+      void (reply as FastifyReply)
+        .code(apiError.status)
+        .type('application/json')
+        .send(apiError.toEnvelope(request.id));
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 

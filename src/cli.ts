@@ -1,7 +1,7 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
-import { ConfigError, type Config, loadConfig } from './config.ts';
+import { type Config, ConfigError, loadConfig } from './config.ts';
 import { seed } from './pipeline/seed.ts';
 import { serve } from './server.ts';
 import { type Db, openDb, openMemoryDb } from './store/db.ts';
@@ -30,9 +30,13 @@ async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T>
 
 const commands: Record<string, (args: string[], config: Config) => Promise<void>> = {
   async serve(args, config) {
-    const { values } = parseArgs({ args, options: { port: { type: 'string' }, 'no-seed': { type: 'boolean' } } });
+    const { values } = parseArgs({
+      args,
+      options: { port: { type: 'string' }, 'no-seed': { type: 'boolean' } },
+    });
     const port = values.port === undefined ? config.port : Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError('--port', 'expected 0..65535');
+    if (!Number.isInteger(port) || port < 0 || port > 65535)
+      throw new ConfigError('--port', 'expected 0..65535');
     await serve({ ...config, port }, { seedIfEmpty: !values['no-seed'] });
   },
   async migrate(args, config) {
@@ -71,7 +75,9 @@ export async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   const command = name ? commands[name] : undefined;
   if (!command) {
-    process.stderr.write(name && name !== 'help' && name !== '--help' ? `unknown command: ${name}\n\n${USAGE}` : USAGE);
+    process.stderr.write(
+      name && name !== 'help' && name !== '--help' ? `unknown command: ${name}\n\n${USAGE}` : USAGE,
+    );
     return name && name !== 'help' && name !== '--help' ? 2 : 0;
   }
   try {

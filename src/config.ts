@@ -75,7 +75,8 @@ const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3
 export function parseDurations(raw: string, name: string): number[] {
   return raw.split(',').map((part) => {
     const match = /^(\d+)(ms|s|m|h)$/.exec(part.trim());
-    if (!match?.[1] || !match[2]) throw new ConfigError(name, `"${part.trim()}" is not a duration like 30s or 2m`);
+    if (!match?.[1] || !match[2])
+      throw new ConfigError(name, `"${part.trim()}" is not a duration like 30s or 2m`);
     return Number(match[1]) * (DURATION_UNITS[match[2]] ?? 1);
   });
 }
@@ -92,7 +93,8 @@ function cidrs(env: Env, name: string): string[] {
 
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
+  if (!LOG_LEVELS.includes(logLevel))
+    throw new ConfigError('LOG_LEVEL', `expected one of ${LOG_LEVELS.join(', ')}`);
   return {
     port: integer(env, 'PORT', 8080, 0, 65535),
     host: text(env, 'HOST') ?? '127.0.0.1',
@@ -103,11 +105,15 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: bool(env, 'TRUST_PROXY'),
     secretKey: text(env, 'SECRET_KEY'),
     signalThreshold: integer(env, 'SIGNAL_THRESHOLD', 75, 0, 100),
-    webhookRetryScheduleMs: parseDurations(text(env, 'WEBHOOK_RETRY_SCHEDULE') ?? '30s,1m,2m,4m,8m', 'WEBHOOK_RETRY_SCHEDULE'),
+    webhookRetryScheduleMs: parseDurations(
+      text(env, 'WEBHOOK_RETRY_SCHEDULE') ?? '30s,1m,2m,4m,8m',
+      'WEBHOOK_RETRY_SCHEDULE',
+    ),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
     webhookAllowCidrs: cidrs(env, 'WEBHOOK_ALLOW_CIDRS'),
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),
-    usaspendingBaseUrl: url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',
+    usaspendingBaseUrl:
+      url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',
     ingestSchedule: text(env, 'INGEST_SCHEDULE'),
   };
 }

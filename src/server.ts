@@ -1,9 +1,9 @@
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
+import { isEmpty, seed } from './pipeline/seed.ts';
 import type { Db } from './store/db.ts';
 import { openDb } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
-import { isEmpty, seed } from './pipeline/seed.ts';
 
 export interface ServeOptions {
   /** Seeds the demo data into an empty database (the default for `npm start`). */

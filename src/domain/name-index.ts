@@ -78,7 +78,13 @@ export function buildNameIndex(entries: readonly NameEntry[]): NameIndex {
       for (const entry of collectCandidates(input, data)) {
         const similarity = similarityOf(input, entry, data);
         if (similarity > 0) {
-          ranked.push({ ticker: entry.ticker, norm: entry.norm, kind: entry.kind, similarity, order: entry.order });
+          ranked.push({
+            ticker: entry.ticker,
+            norm: entry.norm,
+            kind: entry.kind,
+            similarity,
+            order: entry.order,
+          });
         }
       }
       ranked.sort(byRank);
@@ -179,10 +185,7 @@ function collectCandidates(input: InputName, data: IndexData): IndexedEntry[] {
 
 function similarityOf(input: InputName, entry: IndexedEntry, data: IndexData): number {
   if (input.norm === entry.norm) return 1;
-  return Math.max(
-    cappedJaccard(input, entry, data),
-    prefixSimilarity(input, entry),
-  );
+  return Math.max(cappedJaccard(input, entry, data), prefixSimilarity(input, entry));
 }
 
 function cappedJaccard(input: InputName, entry: IndexedEntry, data: IndexData): number {
@@ -205,7 +208,9 @@ function cappedJaccard(input: InputName, entry: IndexedEntry, data: IndexData): 
 /** One name's words are all in the other, and the extra words are generic. */
 function differsByGenericOnly(input: InputName, entry: IndexedEntry): boolean {
   const [small, large] =
-    input.tokenSet.size <= entry.tokenSet.size ? [input.tokenSet, entry.tokenSet] : [entry.tokenSet, input.tokenSet];
+    input.tokenSet.size <= entry.tokenSet.size
+      ? [input.tokenSet, entry.tokenSet]
+      : [entry.tokenSet, input.tokenSet];
   for (const token of small) if (!large.has(token)) return false;
   for (const token of large) if (!small.has(token) && !isGeneric(token)) return false;
   return true;

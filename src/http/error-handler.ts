@@ -37,7 +37,9 @@ export function validationError(
 function describe(issue: ValidationIssue): string {
   switch (issue.keyword) {
     case 'format':
-      return issue.params.format === 'date' ? 'must be a date YYYY-MM-DD' : `must be a valid ${issue.params.format}`;
+      return issue.params.format === 'date'
+        ? 'must be a date YYYY-MM-DD'
+        : `must be a valid ${issue.params.format}`;
     case 'type':
       return `must be ${issue.params.type === 'integer' ? 'an integer' : `of type ${issue.params.type}`}`;
     case 'pattern':
@@ -50,7 +52,11 @@ function describe(issue: ValidationIssue): string {
 export function toApiError(error: FastifyError, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error.validation) {
-    return validationError(error.validation[0] as ValidationIssue | undefined, error.validationContext, knownQuery(request));
+    return validationError(
+      error.validation[0] as ValidationIssue | undefined,
+      error.validationContext,
+      knownQuery(request),
+    );
   }
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -62,12 +68,15 @@ export function toApiError(error: FastifyError, request?: FastifyRequest): ApiEr
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.invalidBody('body is not valid JSON');
   }
-  if (error instanceof SyntaxError || error.statusCode === 400) return errors.invalidBody('body is not valid JSON');
+  if (error instanceof SyntaxError || error.statusCode === 400)
+    return errors.invalidBody('body is not valid JSON');
   return errors.internal();
 }
 
 function knownQuery(request: FastifyRequest | undefined): string[] {
-  const schema = request?.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  const schema = request?.routeOptions.schema?.querystring as
+    | { properties?: Record<string, unknown> }
+    | undefined;
   return Object.keys(schema?.properties ?? {});
 }
 
@@ -80,7 +89,8 @@ export function installErrorHandling(app: App): void {
   app.addHook('onRoute', (route) => {
     const methods = Array.isArray(route.method) ? route.method : [route.method];
     for (const method of methods) {
-      if (method !== 'HEAD' && method !== 'OPTIONS') shadow.on(method as HTTPMethod, route.url, () => undefined);
+      if (method !== 'HEAD' && method !== 'OPTIONS')
+        shadow.on(method as HTTPMethod, route.url, () => undefined);
     }
   });
 
@@ -93,11 +103,17 @@ export function installErrorHandling(app: App): void {
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?')[0] ?? '/';
     const allowed = METHODS.filter((method) => shadow.find(method, path) !== null);
-    const error = allowed.length ? errors.methodNotAllowed(request.method, allowed) : errors.routeNotFound(request.method, path);
+    const error = allowed.length
+      ? errors.methodNotAllowed(request.method, allowed)
+      : errors.routeNotFound(request.method, path);
     void sendError(reply, request, error);
   });
 }
 
 export function sendError(reply: FastifyReply, request: FastifyRequest, error: ApiError): FastifyReply {
-  return reply.code(error.status).headers(error.headers).type('application/json').send(error.toEnvelope(request.id));
+  return reply
+    .code(error.status)
+    .headers(error.headers)
+    .type('application/json')
+    .send(error.toEnvelope(request.id));
 }

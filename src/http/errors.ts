@@ -47,10 +47,14 @@ export const errors = {
       'invalid_parameter',
       `unknown query parameter "${name}"; ${known.length ? `accepted: ${known.join(', ')}` : 'this endpoint takes none'}`,
     ),
-  invalidPath: (name: string, detail: string) => new ApiError('invalid_parameter', `invalid path parameter "${name}": ${detail}`),
+  invalidPath: (name: string, detail: string) =>
+    new ApiError('invalid_parameter', `invalid path parameter "${name}": ${detail}`),
   invalidBody: (detail: string) => new ApiError('invalid_body', `invalid request body: ${detail}`),
   unknownEngine: (name: string, known: string[]) =>
-    new ApiError('invalid_parameter', `invalid query parameter "engine": unknown engine "${name}"; known engines: ${known.join(', ')}`),
+    new ApiError(
+      'invalid_parameter',
+      `invalid query parameter "engine": unknown engine "${name}"; known engines: ${known.join(', ')}`,
+    ),
   contractNotFound: (id: string) => new ApiError('not_found', `contract not found: ${id}`),
   signalNotFound: (id: string, engine: string) =>
     new ApiError('not_found', `no signal for engine "${engine}" on contract ${id}`),
@@ -61,7 +65,8 @@ export const errors = {
       allow: allowed.join(', '),
     }),
   payloadTooLarge: () => new ApiError('payload_too_large', 'request body too large'),
-  unsupportedMediaType: (type: string) => new ApiError('unsupported_media_type', `unsupported content type: ${type}`),
+  unsupportedMediaType: (type: string) =>
+    new ApiError('unsupported_media_type', `unsupported content type: ${type}`),
   internal: () => new ApiError('internal', 'internal server error'),
   unavailable: (detail: string) => new ApiError('unavailable', detail),
 };

@@ -1,6 +1,14 @@
 import type { SwaggerOptions } from '@fastify/swagger';
 
-export const API_TAGS = ['events', 'signals', 'companies', 'market', 'regimes', 'predictions', 'meta'] as const;
+export const API_TAGS = [
+  'events',
+  'signals',
+  'companies',
+  'market',
+  'regimes',
+  'predictions',
+  'meta',
+] as const;
 
 export const openApiOptions: SwaggerOptions = {
   openapi: {

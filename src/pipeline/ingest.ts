@@ -4,7 +4,13 @@ import { computeRegime } from '../domain/regimes.ts';
 import { type DatedValue, trailingStats } from '../domain/trailing.ts';
 import type { AwardRecord, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
-import { type ResolvedAward, type SignalWrite, upsertContracts, upsertRegimes, upsertSignals } from '../store/writes.ts';
+import {
+  type ResolvedAward,
+  type SignalWrite,
+  upsertContracts,
+  upsertRegimes,
+  upsertSignals,
+} from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
 
 export interface IngestCounts {
@@ -56,7 +62,15 @@ export async function ingestAwards(
 ): Promise<IngestCounts> {
   const batchSize = options.batchSize ?? 5000;
   const progress = options.onProgress ?? (() => undefined);
-  const counts: IngestCounts = { received: awards.length, inserted: 0, updated: 0, matched: 0, unmatched: 0, rejected: [], signals_created: 0 };
+  const counts: IngestCounts = {
+    received: awards.length,
+    inserted: 0,
+    updated: 0,
+    matched: 0,
+    unmatched: 0,
+    rejected: [],
+    signals_created: 0,
+  };
   const changed: ScoredContract[] = [];
   for (let start = 0; start < awards.length; start += batchSize) {
     const batch = awards.slice(start, start + batchSize).map((award) => resolveAward(ctx, award));
@@ -94,7 +108,11 @@ function toScored(item: ResolvedAward, ticker: string): ScoredContract {
 }
 
 /** Counts recipients no ticker was found for, once per newly stored award, for curation. */
-async function tallyUnmatched(tx: Queryable, batch: readonly ResolvedAward[], newIds: Set<string>): Promise<void> {
+async function tallyUnmatched(
+  tx: Queryable,
+  batch: readonly ResolvedAward[],
+  newIds: Set<string>,
+): Promise<void> {
   const tally = new Map<string, { sample: string; count: number; total: number }>();
   for (const item of batch) {
     if (item.ticker || !newIds.has(item.award.id)) continue;
@@ -111,7 +129,12 @@ async function tallyUnmatched(tx: Queryable, batch: readonly ResolvedAward[], ne
      SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int8[])
      ON CONFLICT (name_norm) DO UPDATE SET award_count = unmatched_recipients.award_count + EXCLUDED.award_count,
        total_value = unmatched_recipients.total_value + EXCLUDED.total_value`,
-    [entries.map(([k]) => k), entries.map(([, v]) => v.sample), entries.map(([, v]) => v.count), entries.map(([, v]) => v.total)],
+    [
+      entries.map(([k]) => k),
+      entries.map(([, v]) => v.sample),
+      entries.map(([, v]) => v.count),
+      entries.map(([, v]) => v.total),
+    ],
   );
 }
 
@@ -144,7 +167,13 @@ export async function scoreContracts(
         regime,
       };
       for (const engine of ctx.engines) {
-        signals.push({ id: randomUUID(), contractId: contract.id, ticker: contract.ticker, engine, output: engine.score(input) });
+        signals.push({
+          id: randomUUID(),
+          contractId: contract.id,
+          ticker: contract.ticker,
+          engine,
+          output: engine.score(input),
+        });
       }
     }
     const written = await ctx.db.transaction(async (tx) => {
@@ -157,7 +186,11 @@ export async function scoreContracts(
   return created;
 }
 
-function regimeAt(ctx: PipelineContext, cache: Map<string, RegimeResult | null>, date: string): RegimeResult | null {
+function regimeAt(
+  ctx: PipelineContext,
+  cache: Map<string, RegimeResult | null>,
+  date: string,
+): RegimeResult | null {
   const cached = cache.get(date);
   if (cached !== undefined) return cached;
   const regime = computeRegime({ asOf: date, ...ctx.benchmarks });

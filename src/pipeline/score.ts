@@ -51,7 +51,11 @@ export async function scoreContract(
     regime,
   };
   const output = engine.score(input);
-  const [written] = await upsertSignals(db, [{ id: randomUUID(), contractId, ticker: facts.ticker, engine, output }], now);
+  const [written] = await upsertSignals(
+    db,
+    [{ id: randomUUID(), contractId, ticker: facts.ticker, engine, output }],
+    now,
+  );
   const signal = await latestSignal(db, contractId, engine.name);
   if (!signal) return null;
   return { signal, created: written?.inserted ?? false };

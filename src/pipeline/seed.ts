@@ -41,7 +41,8 @@ export async function seed(
   const candles = await loadDemoCandles(dataDir);
   let candleCount = 0;
   for (const [ticker, series] of candles) {
-    for (let i = 0; i < series.length; i += CHUNK) await upsertCandles(db, ticker, series.slice(i, i + CHUNK));
+    for (let i = 0; i < series.length; i += CHUNK)
+      await upsertCandles(db, ticker, series.slice(i, i + CHUNK));
     candleCount += series.length;
   }
   log(`seed: ${candleCount} candles for ${candles.size} tickers`);
@@ -55,7 +56,13 @@ export async function seed(
     `seed: ${counts.received} awards (${counts.inserted} new, ${counts.updated} updated), ${counts.matched} matched, ` +
       `${counts.unmatched} unmatched, ${counts.signals_created} signals created, ${rejected.length} source rows rejected`,
   );
-  return { companies: companies.length, aliases: aliasRows.length, candles: candleCount, awards: counts, rejected: rejected.length };
+  return {
+    companies: companies.length,
+    aliases: aliasRows.length,
+    candles: candleCount,
+    awards: counts,
+    rejected: rejected.length,
+  };
 }
 
 export async function isEmpty(db: Db): Promise<boolean> {

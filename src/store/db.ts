@@ -15,6 +15,8 @@ export interface Db extends Queryable {
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /** PGlite only: the whole data directory as a gzipped tarball (test fixtures). */
+  dump?: () => Promise<Blob>;
 }
 
 const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
@@ -25,7 +27,8 @@ const PARSERS: Record<number, (value: string) => unknown> = {
   [OID.numeric]: Number,
   [OID.date]: (value) => value,
   [OID.timestamp]: (value) => new Date(`${value.replace(' ', 'T')}Z`).toISOString(),
-  [OID.timestamptz]: (value) => new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString(),
+  [OID.timestamptz]: (value) =>
+    new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString(),
 };
 
 export async function openDb(options: { databaseUrl: string | null; dataDir: string }): Promise<Db> {
@@ -42,14 +45,14 @@ export async function openDb(options: { databaseUrl: string | null; dataDir: str
   }
 }
 
-/** An in-memory PGlite, for tests and benchmarks. */
-export function openMemoryDb(): Promise<Db> {
-  return openPglite(undefined);
+/** An in-memory PGlite, for tests and benchmarks; optionally started from a `dump()` snapshot. */
+export function openMemoryDb(snapshot?: Blob): Promise<Db> {
+  return openPglite(undefined, snapshot);
 }
 
-async function openPglite(dir: string | undefined): Promise<Db> {
+async function openPglite(dir: string | undefined, snapshot?: Blob): Promise<Db> {
   const { PGlite } = await import('@electric-sql/pglite');
-  const db: PGlite = await PGlite.create({ dataDir: dir, parsers: PARSERS });
+  const db: PGlite = await PGlite.create({ dataDir: dir, parsers: PARSERS, loadDataDir: snapshot });
   await db.exec("SET TIME ZONE 'UTC'");
   const run = async <T>(q: Pick<PGlite, 'query'>, text: string, params?: readonly unknown[]) =>
     (await q.query<T>(text, params ? [...params] : undefined)).rows;
@@ -61,6 +64,7 @@ async function openPglite(dir: string | undefined): Promise<Db> {
     },
     transaction: (fn) => db.transaction((tx) => fn({ query: (text, params) => run(tx, text, params) })),
     close: () => db.close(),
+    dump: () => db.dumpDataDir('gzip'),
   };
 }
 

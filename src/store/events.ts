@@ -1,6 +1,13 @@
 import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
 import type { Queryable } from './db.ts';
-import { CONTRACT_COLUMNS, type ContractRow, SIGNAL_COLUMNS, type SignalRow, toContract, toSignal } from './rows.ts';
+import {
+  CONTRACT_COLUMNS,
+  type ContractRow,
+  SIGNAL_COLUMNS,
+  type SignalRow,
+  toContract,
+  toSignal,
+} from './rows.ts';
 
 export interface EventFilter {
   engine: string;

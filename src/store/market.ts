@@ -66,7 +66,12 @@ export async function hasCandles(db: Queryable, ticker: string): Promise<boolean
 }
 
 /** Domain-shaped candles for computations (weekly bars, regimes). */
-export async function candleSeries(db: Queryable, ticker: string, from: string, to: string): Promise<Candle[]> {
+export async function candleSeries(
+  db: Queryable,
+  ticker: string,
+  from: string,
+  to: string,
+): Promise<Candle[]> {
   const rows = await db.query<CandleDto>(
     `SELECT date, open, high, low, close, adj_close, volume FROM candles
      WHERE ticker = $1 AND date BETWEEN $2::date AND $3::date ORDER BY date`,

@@ -1,7 +1,14 @@
 import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
 import type { Queryable } from './db.ts';
 import { Where } from './events.ts';
-import { CONTRACT_COLUMNS, type ContractRow, SIGNAL_COLUMNS, type SignalRow, toContract, toSignal } from './rows.ts';
+import {
+  CONTRACT_COLUMNS,
+  type ContractRow,
+  SIGNAL_COLUMNS,
+  type SignalRow,
+  toContract,
+  toSignal,
+} from './rows.ts';
 
 export interface SignalFilter {
   engine: string;
@@ -41,7 +48,11 @@ export async function listSignals(
 }
 
 /** The most recent signal of an engine (any version) on a contract. */
-export async function latestSignal(db: Queryable, contractId: string, engine: string): Promise<SignalDto | null> {
+export async function latestSignal(
+  db: Queryable,
+  contractId: string,
+  engine: string,
+): Promise<SignalDto | null> {
   const rows = await db.query<SignalRow>(
     `SELECT ${SIGNAL_COLUMNS} FROM signals s WHERE s.contract_id = $1 AND s.engine_name = $2
      ORDER BY s.computed_at DESC LIMIT 1`,

@@ -43,7 +43,11 @@ export async function insertAliases(
   );
 }
 
-export async function upsertCandles(db: Queryable, ticker: string, candles: readonly Candle[]): Promise<void> {
+export async function upsertCandles(
+  db: Queryable,
+  ticker: string,
+  candles: readonly Candle[],
+): Promise<void> {
   if (candles.length === 0) return;
   await db.query(
     `INSERT INTO candles (ticker, date, open, high, low, close, adj_close, volume)
@@ -166,9 +170,14 @@ export interface SignalWritten {
 }
 
 /** Idempotent per (contract, engine, version): a recompute updates the row and keeps its id. */
-export async function upsertSignals(db: Queryable, rows: readonly SignalWrite[], now: Date): Promise<SignalWritten[]> {
+export async function upsertSignals(
+  db: Queryable,
+  rows: readonly SignalWrite[],
+  now: Date,
+): Promise<SignalWritten[]> {
   if (rows.length === 0) return [];
-  const s = (pick: (r: SignalWrite['output']['scores']) => number) => column(rows, (r) => pick(r.output.scores));
+  const s = (pick: (r: SignalWrite['output']['scores']) => number) =>
+    column(rows, (r) => pick(r.output.scores));
   return db.query<SignalWritten>(
     `INSERT INTO signals (id, contract_id, ticker, engine_name, engine_version, engine_tier, signal_score,
        importance_score, confidence_score, risk_score, rationale, computed_at)

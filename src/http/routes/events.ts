@@ -1,30 +1,46 @@
 import { Type } from 'typebox';
 import { decay } from '../../domain/decay.ts';
+import { CLASSIFICATION_LABELS } from '../../domain/types.ts';
 import { weeklyBars, weeklyWindow } from '../../domain/weekly.ts';
 import { scoreContract } from '../../pipeline/score.ts';
 import { getEvent, listEvents } from '../../store/events.ts';
 import { candleSeries, getRegime } from '../../store/market.ts';
 import { latestSignal } from '../../store/signals.ts';
-import { CLASSIFICATION_LABELS } from '../../domain/types.ts';
 import { errors } from '../errors.ts';
 import { checkDateRange, pickEngine, upper } from '../params.ts';
-import { DateString, EngineParam, errorResponses, Limit, Offset, Query, StringEnum, TickerParam } from '../schemas/common.ts';
+import {
+  DateString,
+  EngineParam,
+  errorResponses,
+  Limit,
+  Offset,
+  Query,
+  StringEnum,
+  Text,
+  TickerParam,
+} from '../schemas/common.ts';
 import { ContractBundle, EventList, ScoreResponse } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
 
 const EventQuery = Query({
-  engine: EngineParam,
-  ticker: TickerParam,
-  agency: Type.String({ minLength: 1, maxLength: 200, description: 'Awarding agency, exact name, case-insensitive.' }),
-  classification: StringEnum(CLASSIFICATION_LABELS, { description: 'nlp_classification label.' }),
-  from: DateString('Award date on or after.'),
-  to: DateString('Award date on or before.'),
+  engine: Type.Optional(EngineParam),
+  ticker: Type.Optional(TickerParam),
+  agency: Type.Optional(
+    Text({ maxLength: 200, description: 'Awarding agency, exact name, case-insensitive.' }),
+  ),
+  classification: Type.Optional(
+    StringEnum(CLASSIFICATION_LABELS, { description: 'nlp_classification label.' }),
+  ),
+  from: Type.Optional(DateString('Award date on or after.')),
+  to: Type.Optional(DateString('Award date on or before.')),
   limit: Limit(200, 50),
   offset: Offset,
 });
 
-const ContractId = Type.Object({ id: Type.String({ minLength: 1, maxLength: 200, description: 'Contract id (CONT_AWD_…).' }) });
-const EngineQuery = Query({ engine: EngineParam });
+const ContractId = Type.Object({
+  id: Text({ maxLength: 200, description: 'Contract id (CONT_AWD_…).' }),
+});
+const EngineQuery = Query({ engine: Type.Optional(EngineParam) });
 
 export function registerEvents(app: App, services: Services): void {
   const { db } = services;
@@ -35,13 +51,23 @@ export function registerEvents(app: App, services: Services): void {
   ] as const) {
     app.get(
       path,
-      { schema: { tags: ['events'], summary, querystring: EventQuery, response: { 200: EventList, ...errorResponses(400) } } },
+      {
+        schema: {
+          tags: ['events'],
+          summary,
+          querystring: EventQuery,
+          response: { 200: EventList, ...errorResponses(400) },
+        },
+      },
       async (request) => {
         const q = request.query;
         checkDateRange(q.from, q.to);
         const engine = pickEngine(q.engine);
         const data = await listEvents(db, { ...q, ticker: upper(q.ticker), engine: engine.name });
-        return { data: data.map(withoutRationale), pagination: { limit: q.limit, offset: q.offset, count: data.length } };
+        return {
+          data: data.map(withoutRationale),
+          pagination: { limit: q.limit, offset: q.offset, count: data.length },
+        };
       },
     );
   }
@@ -70,7 +96,13 @@ export function registerEvents(app: App, services: Services): void {
       const decayed = signal
         ? decay({ signalScore: signal.signal_score, awardDate: contract.award_date, now: services.now() })
         : null;
-      return { contract, signal: signal && stripRationale(signal), weekly_prices: weeklyBars(candles), regime, decay: decayed };
+      return {
+        contract,
+        signal: signal && stripRationale(signal),
+        weekly_prices: weeklyBars(candles),
+        regime,
+        decay: decayed,
+      };
     },
   );
 

@@ -20,8 +20,8 @@ export function registerMarket(app: App, { db }: Services): void {
           'With `from`, the first `limit` bars from that date; without it, the latest `limit` bars up to `to`. SPY, XLI and ITA always exist; contractor tickers where candles were imported.',
         params: Type.Object({ ticker: TickerParam }),
         querystring: Query({
-          from: DateString('First date (inclusive).'),
-          to: DateString('Last date (inclusive).'),
+          from: Type.Optional(DateString('First date (inclusive).')),
+          to: Type.Optional(DateString('Last date (inclusive).')),
           limit: Limit(MAX_CANDLES, 500),
         }),
         response: { 200: CandleList, ...errorResponses(400, 404) },
@@ -45,8 +45,8 @@ export function registerMarket(app: App, { db }: Services): void {
         summary: 'Daily OHLCV of a benchmark (SPY, XLI or ITA)',
         querystring: Query({
           ticker: Type.String({ description: 'SPY, XLI or ITA (case-insensitive).' }),
-          from: DateString('First date (inclusive).'),
-          to: DateString('Last date (inclusive).'),
+          from: Type.Optional(DateString('First date (inclusive).')),
+          to: Type.Optional(DateString('Last date (inclusive).')),
         }),
         response: { 200: CandleList, ...errorResponses(400) },
       },

@@ -10,7 +10,8 @@ export function registerMeta(app: App, { db, now }: Services): void {
       schema: {
         tags: ['meta'],
         summary: 'Service health',
-        description: 'Database connectivity and registered engine versions. No key required. 503 when not ok.',
+        description:
+          'Database connectivity and registered engine versions. No key required. 503 when not ok.',
         querystring: Query({}),
         response: { 200: Health, 503: Health, ...errorResponses(400) },
       },
@@ -21,7 +22,9 @@ export function registerMeta(app: App, { db, now }: Services): void {
         () => false,
       );
       const engines = ENGINES.map(({ name, version, tier }) => ({ name, version, tier }));
-      return reply.code(dbOk ? 200 : 503).send({ ok: dbOk, db: { ok: dbOk }, engines, now: now().toISOString() });
+      return reply
+        .code(dbOk ? 200 : 503)
+        .send({ ok: dbOk, db: { ok: dbOk }, engines, now: now().toISOString() });
     },
   );
 

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { REGIME_NAMES } from '../../domain/types.ts';
 import { listRegimes } from '../../store/market.ts';
-import { errorResponses, Limit, Query, StringEnum } from '../schemas/common.ts';
+import { errorResponses, Limit, Query, StringEnum, Text } from '../schemas/common.ts';
 import { Predictions, RegimeList } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
 
@@ -13,8 +13,8 @@ export function registerRegimes(app: App, { db }: Services): void {
         tags: ['regimes'],
         summary: 'Market regime at each contract award date (no look-ahead), newest first',
         querystring: Query({
-          contract_id: Type.String({ minLength: 1, maxLength: 200, description: 'One contract.' }),
-          dominant: StringEnum(REGIME_NAMES, { description: 'Dominant regime.' }),
+          contract_id: Type.Optional(Text({ maxLength: 200, description: 'One contract.' })),
+          dominant: Type.Optional(StringEnum(REGIME_NAMES, { description: 'Dominant regime.' })),
           limit: Limit(200, 50),
         }),
         response: { 200: RegimeList, ...errorResponses(400) },

@@ -6,10 +6,12 @@ import { SignalList } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
 
 const SignalQuery = Query({
-  engine: EngineParam,
-  min_score: Type.Integer({ minimum: 0, maximum: 100, description: 'Minimum signal_score.' }),
-  ticker: TickerParam,
-  since: Type.String({ format: 'date-time', description: 'Lower bound on computed_at (ISO 8601).' }),
+  engine: Type.Optional(EngineParam),
+  min_score: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Minimum signal_score.' })),
+  ticker: Type.Optional(TickerParam),
+  since: Type.Optional(
+    Type.String({ format: 'date-time', description: 'Lower bound on computed_at (ISO 8601).' }),
+  ),
   limit: Limit(200, 50),
   offset: Offset,
 });

@@ -1,11 +1,22 @@
-import { type TSchema, Type } from 'typebox';
+import { type TProperties, type TSchema, Type } from 'typebox';
 
-export const DateString = (description: string) => Type.String({ format: 'date', description, examples: ['2024-03-01'] });
+export const DateString = (description: string) =>
+  Type.String({ format: 'date', description, examples: ['2024-03-01'] });
 
 export const Limit = (max: number, fallback: number) =>
-  Type.Integer({ minimum: 1, maximum: max, default: fallback, description: `Page size, 1-${max} (default ${fallback}).` });
+  Type.Integer({
+    minimum: 1,
+    maximum: max,
+    default: fallback,
+    description: `Page size, 1-${max} (default ${fallback}).`,
+  });
 
-export const Offset = Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0, description: 'Rows to skip (default 0).' });
+export const Offset = Type.Integer({
+  minimum: 0,
+  maximum: 1_000_000,
+  default: 0,
+  description: 'Rows to skip (default 0).',
+});
 
 export const TickerParam = Type.String({
   pattern: '^[A-Za-z0-9.\\-]{1,10}$',
@@ -13,8 +24,11 @@ export const TickerParam = Type.String({
   examples: ['LMT'],
 });
 
-export const EngineParam = Type.String({
-  minLength: 1,
+/** Free text from a URL: no control characters (PostgreSQL rejects NUL in text). */
+export const Text = (options: { minLength?: number; maxLength: number; description: string }) =>
+  Type.String({ minLength: 1, pattern: '^[^\\u0000-\\u001f]*$', ...options });
+
+export const EngineParam = Text({
   maxLength: 64,
   description: 'Engine name; defaults to the registry default engine (materiality).',
 });
@@ -42,9 +56,18 @@ export const ErrorEnvelope = Type.Object(
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** Query strings reject unknown parameters rather than ignore them. */
-export const Query = <T extends Record<string, TSchema>>(properties: T) =>
-  Type.Object(properties, { additionalProperties: false });
+/**
+ * Query strings reject unknown parameters rather than ignore them. A parameter with a default stays
+ * non-optional in the handler's type (Ajv fills it in) but is not listed as required in the document.
+ */
+export const Query = <T extends TProperties>(properties: T) => {
+  const schema = Type.Object(properties, { additionalProperties: false });
+  const listed: readonly string[] = (schema as { required?: readonly string[] }).required ?? [];
+  const required = listed.filter(
+    (key) => (properties[key] as { default?: unknown } | undefined)?.default === undefined,
+  );
+  return Object.assign(schema, { required }) as typeof schema;
+};
 
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));

@@ -38,7 +38,9 @@ export const Signal = Type.Object({
   confidence_score: Type.Integer({ minimum: 0, maximum: 100 }),
   risk_score: Type.Integer({ minimum: 0, maximum: 100 }),
   computed_at: Type.String({ format: 'date-time' }),
-  rationale: Type.Optional(Type.Array(RationaleItem, { description: 'Per-rule rationale; intelligence tier only.' })),
+  rationale: Type.Optional(
+    Type.Array(RationaleItem, { description: 'Per-rule rationale; intelligence tier only.' }),
+  ),
 });
 export type SignalDto = Static<typeof Signal>;
 

@@ -1,0 +1,56 @@
+/** The part of autocannon's programmatic API the benchmarks use (the package ships no types). */
+declare module 'autocannon' {
+  import type { EventEmitter } from 'node:events';
+
+  interface Histogram {
+    min: number;
+    max: number;
+    average: number;
+    stddev: number;
+    total: number;
+    p50: number;
+    p90: number;
+    p99: number;
+    p99_9: number;
+  }
+
+  interface Request {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
+  }
+
+  interface Options {
+    url: string;
+    connections?: number;
+    duration?: number;
+    amount?: number;
+    pipelining?: number;
+    timeout?: number;
+    overallRate?: number;
+    headers?: Record<string, string>;
+    requests?: Request[];
+    title?: string;
+  }
+
+  export interface Result {
+    title?: string;
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    duration: number;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+    statusCodeStats: Record<string, { count: number }>;
+  }
+
+  interface Instance extends EventEmitter, PromiseLike<Result> {
+    stop(): void;
+  }
+
+  function autocannon(options: Options): Instance;
+  export default autocannon;
+}

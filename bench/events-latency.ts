@@ -1,0 +1,345 @@
+/**
+ * Throughput and latency of GET /api/v1/events (DESIGN §11) against the real app, in a server process
+ * of its own, loaded by autocannon from this process:
+ *   (a) embedded PGlite seeded with the demo data,
+ *   (b) PostgreSQL holding bench/synthetic.ts's data set (DATABASE_URL, default market_intel_bench),
+ * each followed by a bare node:http server returning the same bytes, for the app/bare throughput ratio.
+ * Per target: `?limit=50` at full load, a mix of filtered URLs at full load, and `?limit=50` at half
+ * the full-load rate (the p99 bar), then the server's RSS.
+ *
+ *   npm run bench:events -- [--duration 15] [--connections 50] [--targets pglite,postgres]
+ *
+ * BENCH_API_KEY, when set, is sent as x-api-key (for when auth is on). REDIS_URL is passed to the app.
+ */
+import { type ChildProcess, fork } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import http from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import autocannon, { type Result } from 'autocannon';
+import {
+  arg,
+  benchDatabaseUrl,
+  databaseExists,
+  fmtInt,
+  fmtMb,
+  fmtMs,
+  numberArg,
+  summary,
+  table,
+} from './common.ts';
+
+const SELF = fileURLToPath(import.meta.url);
+const DURATION = numberArg('duration', 15);
+const CONNECTIONS = numberArg('connections', 50);
+const TARGETS = (arg('targets') ?? 'pglite,postgres').split(',').map((t) => t.trim());
+const EVENTS_PATH = '/api/v1/events?limit=50';
+const MIX_PATHS = [
+  '/api/v1/events?limit=50&ticker=LMT',
+  '/api/v1/events?limit=50&agency=Department%20of%20Defense',
+  '/api/v1/events?limit=50&classification=aircraft',
+  '/api/v1/events?limit=50&from=2022-01-01&to=2022-12-31',
+  '/api/v1/events?limit=50&ticker=RTX&classification=missiles_munitions',
+  '/api/v1/events?limit=50&agency=department%20of%20defense&from=2021-01-01',
+  '/api/v1/events?limit=50&offset=1000',
+  '/api/v1/events?limit=200&ticker=BA',
+  '/api/v1/events?limit=50&ticker=GD&from=2023-01-01&to=2023-06-30',
+  '/api/v1/events?limit=50&classification=it_services&offset=200',
+];
+const HEADERS: Record<string, string> = process.env.BENCH_API_KEY
+  ? { 'x-api-key': process.env.BENCH_API_KEY }
+  : {};
+
+type Mode = 'pglite' | 'postgres' | 'bare';
+type ToParent = { type: 'ready'; port: number; note: string } | { type: 'rss'; rss: number; peak: number };
+
+// ---------------------------------------------------------------- server side (child process)
+
+async function child(mode: Mode): Promise<void> {
+  const send = (message: ToParent) => process.send?.(message);
+  let peak = process.memoryUsage.rss();
+  const sampler = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage.rss());
+  }, 100);
+  sampler.unref();
+  let port: number;
+  let note: string;
+
+  if (mode === 'bare') {
+    const body = await readFile(arg('body') ?? '');
+    const server = http.createServer((_req, res) => {
+      res.writeHead(200, {
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': body.length,
+      });
+      res.end(body);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    port = (server.address() as { port: number }).port;
+    note = `${body.length} bytes`;
+  } else {
+    const { buildApp } = await import('../src/app.ts');
+    const { loadConfig } = await import('../src/config.ts');
+    const { openDb, openMemoryDb } = await import('../src/store/db.ts');
+    const { migrate } = await import('../src/store/migrate.ts');
+    const env: Record<string, string> = { LOG_LEVEL: 'silent' };
+    if (process.env.REDIS_URL) env.REDIS_URL = process.env.REDIS_URL;
+    let db: Awaited<ReturnType<typeof openMemoryDb>>;
+    if (mode === 'pglite') {
+      const { seed } = await import('../src/pipeline/seed.ts');
+      db = await openMemoryDb();
+      await migrate(db);
+      const started = Date.now();
+      await seed(db, { signalThreshold: 75 });
+      process.stderr.write(`pglite: demo data seeded in ${Date.now() - started} ms\n`);
+    } else {
+      env.DATABASE_URL = benchDatabaseUrl();
+      db = await openDb({ databaseUrl: env.DATABASE_URL, dataDir: '' });
+      await migrate(db);
+    }
+    const [counts] = await db.query<{ contracts: number; events: number }>(
+      'SELECT count(*)::int AS contracts, count(ticker)::int AS events FROM contracts',
+    );
+    note = `${fmtInt(counts?.contracts ?? 0)} contracts, ${fmtInt(counts?.events ?? 0)} with a ticker`;
+    const app = await buildApp({ config: loadConfig(env), db, logger: false });
+    await app.listen({ port: 0, host: '127.0.0.1' });
+    port = (app.server.address() as { port: number }).port;
+  }
+  process.on('message', (message: { type: string }) => {
+    if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage.rss(), peak });
+    if (message.type === 'stop') process.exit(0);
+  });
+  send({ type: 'ready', port, note });
+}
+
+// ---------------------------------------------------------------- load side (this process)
+
+interface Server {
+  proc: ChildProcess;
+  port: number;
+  note: string;
+  rss(): Promise<{ rss: number; peak: number }>;
+  stop(): Promise<void>;
+}
+
+function startServer(mode: Mode, extra: string[] = []): Promise<Server> {
+  const proc = fork(SELF, ['--child', mode, ...extra], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const next = <T extends ToParent['type']>(type: T) =>
+    new Promise<Extract<ToParent, { type: T }>>((resolve, reject) => {
+      const onMessage = (m: ToParent) => {
+        if (m.type !== type) return;
+        proc.off('message', onMessage);
+        proc.off('exit', onExit);
+        resolve(m as Extract<ToParent, { type: T }>);
+      };
+      const onExit = (code: number | null) => reject(new Error(`${mode} server exited with ${code}`));
+      proc.on('message', onMessage);
+      proc.once('exit', onExit);
+    });
+  return next('ready').then(({ port, note }) => ({
+    proc,
+    port,
+    note,
+    rss: async () => {
+      const reply = next('rss');
+      proc.send({ type: 'rss' });
+      const { rss, peak } = await reply;
+      return { rss, peak };
+    },
+    stop: async () => {
+      const exited = new Promise((resolve) => proc.once('exit', resolve));
+      proc.send({ type: 'stop' });
+      await exited;
+    },
+  }));
+}
+
+interface Measured {
+  label: string;
+  rps: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  max: number;
+  requests: number;
+  non2xx: number;
+  errors: number;
+  correctedP99?: number;
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
+}
+
+/** One autocannon run; latencies are kept raw (every status) for sub-millisecond percentiles. */
+async function load(
+  label: string,
+  port: number,
+  paths: string[],
+  options: { duration: number; overallRate?: number },
+): Promise<Measured> {
+  const latencies: number[] = [];
+  const instance = autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections: CONNECTIONS,
+    duration: options.duration,
+    overallRate: options.overallRate,
+    headers: HEADERS,
+    requests: paths.map((p) => ({ method: 'GET', path: p })),
+    timeout: 10,
+  });
+  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
+    latencies.push(responseTime);
+  });
+  const result: Result = await instance;
+  const sorted = Float64Array.from(latencies).sort();
+  return {
+    label,
+    rps: latencies.length / result.duration,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? (sorted[sorted.length - 1] ?? 0) : Number.NaN,
+    requests: latencies.length,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    correctedP99: options.overallRate ? result.latency.p99 : undefined,
+  };
+}
+
+async function fetchBody(port: number, urlPath: string): Promise<{ status: number; body: Buffer }> {
+  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: HEADERS });
+  return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
+}
+
+interface TargetReport {
+  target: string;
+  note: string;
+  runs: Measured[];
+  bare: Measured;
+  bodyBytes: number;
+  rss: number;
+  peakRss: number;
+  startMs: number;
+}
+
+async function benchTarget(target: 'pglite' | 'postgres', scratch: string): Promise<TargetReport> {
+  const log = (line: string) => process.stdout.write(`[${target}] ${line}\n`);
+  const t0 = Date.now();
+  log('starting the app server…');
+  const server = await startServer(target);
+  const startMs = Date.now() - t0;
+  log(`listening on port ${server.port} after ${startMs} ms (${server.note})`);
+  try {
+    const first = await fetchBody(server.port, EVENTS_PATH);
+    if (first.status !== 200) {
+      log(`WARNING: GET ${EVENTS_PATH} answered ${first.status}: ${first.body.toString().slice(0, 200)}`);
+      if (first.status === 401) log('auth is on: set BENCH_API_KEY to a key whose plan allows the load');
+    }
+    for (const p of MIX_PATHS) {
+      const { status } = await fetchBody(server.port, p);
+      if (status !== 200) log(`WARNING: GET ${p} answered ${status}`);
+    }
+    const bodyFile = path.join(scratch, `${target}-events.json`);
+    await writeFile(bodyFile, first.body);
+
+    log('warm-up 3 s');
+    await load('warm-up', server.port, [EVENTS_PATH], { duration: 3 });
+    const runs: Measured[] = [];
+    log(`GET ${EVENTS_PATH}: ${CONNECTIONS} connections, ${DURATION} s`);
+    runs.push(await load('events?limit=50', server.port, [EVENTS_PATH], { duration: DURATION }));
+    log(`filtered mix of ${MIX_PATHS.length} URLs: ${CONNECTIONS} connections, ${DURATION} s`);
+    runs.push(await load('filtered mix', server.port, MIX_PATHS, { duration: DURATION }));
+    const half = Math.max(1, Math.round((runs[0]?.rps ?? 2) / 2));
+    log(`GET ${EVENTS_PATH} at half load (${half} req/s), ${DURATION} s`);
+    runs.push(
+      await load(`events?limit=50 @ ${half} req/s`, server.port, [EVENTS_PATH], {
+        duration: DURATION,
+        overallRate: half,
+      }),
+    );
+    const { rss, peak } = await server.rss();
+    await server.stop();
+
+    log(`bare node:http server returning the same ${first.body.length} bytes`);
+    const bareServer = await startServer('bare', ['--body', bodyFile]);
+    try {
+      await load('warm-up', bareServer.port, ['/'], { duration: 3 });
+      const bare = await load('bare node:http', bareServer.port, [EVENTS_PATH], { duration: DURATION });
+      return {
+        target,
+        note: server.note,
+        runs,
+        bare,
+        bodyBytes: first.body.length,
+        rss,
+        peakRss: peak,
+        startMs,
+      };
+    } finally {
+      await bareServer.stop();
+    }
+  } finally {
+    if (server.proc.exitCode === null) server.proc.kill('SIGKILL');
+  }
+}
+
+async function main(): Promise<void> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'market-intel-bench-'));
+  const reports: TargetReport[] = [];
+  try {
+    for (const target of TARGETS) {
+      if (target !== 'pglite' && target !== 'postgres') throw new Error(`unknown target ${target}`);
+      if (target === 'postgres' && !(await databaseExists(benchDatabaseUrl()))) {
+        console.log(
+          `[postgres] skipped: ${benchDatabaseUrl()} does not exist (run npm run bench:synthetic first)`,
+        );
+        continue;
+      }
+      reports.push(await benchTarget(target, scratch));
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+
+  const lines: string[] = [
+    `load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, same machine (${process.arch}); auth header: ${
+      HEADERS['x-api-key'] ? 'x-api-key' : 'none'
+    }`,
+  ];
+  for (const r of reports) {
+    const main = r.runs[0];
+    const ratio = main && r.bare.rps > 0 ? main.rps / r.bare.rps : Number.NaN;
+    const halfRun = r.runs[2];
+    lines.push(
+      '',
+      `## ${r.target} (${r.note}); server ready in ${r.startMs} ms; response ${fmtInt(r.bodyBytes)} bytes`,
+      table(
+        ['run', 'req/s', 'p50', 'p90', 'p99', 'max', 'requests', 'non-2xx', 'errors'],
+        [...r.runs, r.bare].map((m) => [
+          m.label,
+          fmtInt(m.rps),
+          fmtMs(m.p50),
+          fmtMs(m.p90),
+          fmtMs(m.p99) + (m.correctedP99 === undefined ? '' : ` (CO-corrected ${m.correctedP99} ms)`),
+          fmtMs(m.max),
+          fmtInt(m.requests),
+          fmtInt(m.non2xx),
+          fmtInt(m.errors),
+        ]),
+      ),
+      `app / bare throughput: ${(100 * ratio).toFixed(1)} % (DESIGN §11 bar: ≥ 50 % in PostgreSQL mode)`,
+      `p99 at half load: ${halfRun ? fmtMs(halfRun.p99) : 'n/a'} (bar: ≤ 10 ms)`,
+      `max latency at 50 connections: ${main ? fmtMs(main.max) : 'n/a'}${
+        r.target === 'pglite' ? ' (embedded bar: ≤ 50 ms, on 100k contracts)' : ''
+      }`,
+      `server RSS after the runs: ${fmtMb(r.rss)}, peak ${fmtMb(r.peakRss)} (bar: ≤ 200 MB in PostgreSQL mode)`,
+    );
+  }
+  console.log(summary('bench:events', lines));
+}
+
+if (arg('child')) await child(arg('child') as Mode);
+else await main();

@@ -1,0 +1,272 @@
+/**
+ * EXPLAINs every filter + sort combination of the list endpoints exactly as the store issues them
+ * (DESIGN §6: "indexes serve every filter + sort combination"): the store functions run against a
+ * Queryable that prefixes `EXPLAIN (FORMAT JSON)` and keeps the plan. Any Seq Scan on contracts,
+ * signals, regimes or candles is reported, and makes the exit status 1.
+ *
+ *   npm run bench:explain -- [--analyze] [--offsets 0,10000] [--values popular|rare|both] [--verbose]
+ *
+ * Reads the database of bench/synthetic.ts (DATABASE_URL, default market_intel_bench on 127.0.0.1).
+ */
+import { materiality } from '../src/domain/engines/materiality.ts';
+import { type Db, openDb, type Queryable } from '../src/store/db.ts';
+import { getEvent, listEvents } from '../src/store/events.ts';
+import { getCompany, listCandles, listRegimes } from '../src/store/market.ts';
+import { latestSignal, listSignals } from '../src/store/signals.ts';
+import { arg, benchDatabaseUrl, databaseExists, flag, summary, table } from './common.ts';
+
+const WATCHED = new Set(['contracts', 'signals', 'regimes', 'candles']);
+const ANALYZE = flag('analyze');
+const VERBOSE = flag('verbose');
+const OFFSETS = (arg('offsets') ?? '0,10000').split(',').map((o) => Number(o.trim()));
+const VALUES = arg('values') ?? 'popular';
+
+interface PlanNode {
+  'Node Type': string;
+  'Relation Name'?: string;
+  'Index Name'?: string;
+  'Total Cost'?: number;
+  'Plan Rows'?: number;
+  'Actual Total Time'?: number;
+  Plans?: PlanNode[];
+  [key: string]: unknown;
+}
+
+interface Explained {
+  plan: PlanNode;
+  executionMs?: number;
+  sql: string;
+  params: readonly unknown[];
+}
+
+/** Prefixes every query with EXPLAIN and records the plan instead of returning rows. */
+class Explainer implements Queryable {
+  readonly captured: Explained[] = [];
+  constructor(private readonly db: Db) {}
+
+  async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
+    const options = ANALYZE ? 'ANALYZE, BUFFERS, FORMAT JSON' : 'FORMAT JSON';
+    const rows = await this.db.query<{ 'QUERY PLAN': { Plan: PlanNode; 'Execution Time'?: number }[] }>(
+      `EXPLAIN (${options}) ${text}`,
+      params,
+    );
+    const root = rows[0]?.['QUERY PLAN'][0];
+    if (!root) throw new Error(`no plan for: ${text}`);
+    this.captured.push({
+      plan: root.Plan,
+      executionMs: root['Execution Time'],
+      sql: text,
+      params: params ?? [],
+    });
+    return [];
+  }
+}
+
+function walk(node: PlanNode, visit: (n: PlanNode) => void): void {
+  visit(node);
+  for (const child of node.Plans ?? []) walk(child, visit);
+}
+
+interface Case {
+  endpoint: string;
+  filters: string;
+  offset: number | '';
+  run: (q: Queryable) => Promise<unknown>;
+}
+
+/** Every subset of the given keys, smallest first. */
+function subsets<K extends string>(keys: readonly K[]): K[][] {
+  const out: K[][] = [];
+  for (let mask = 0; mask < 1 << keys.length; mask++) out.push(keys.filter((_, i) => mask & (1 << i)));
+  return out.sort((a, b) => a.length - b.length);
+}
+
+async function pickValues(db: Db, which: 'popular' | 'rare') {
+  const order = which === 'popular' ? 'DESC' : 'ASC';
+  const one = async <T>(sql: string): Promise<T> => {
+    const [row] = await db.query<{ v: T }>(sql);
+    if (!row) throw new Error(`the bench database is empty (${sql}); run npm run bench:synthetic first`);
+    return row.v;
+  };
+  return {
+    ticker: await one<string>(
+      `SELECT ticker AS v FROM contracts WHERE ticker IS NOT NULL GROUP BY ticker ORDER BY count(*) ${order}, ticker LIMIT 1`,
+    ),
+    agency: await one<string>(
+      `SELECT awarding_agency AS v FROM contracts WHERE ticker IS NOT NULL GROUP BY 1 ORDER BY count(*) ${order}, 1 LIMIT 1`,
+    ),
+    classification: await one<string>(
+      `SELECT nlp_classification AS v FROM contracts WHERE ticker IS NOT NULL GROUP BY 1 ORDER BY count(*) ${order}, 1 LIMIT 1`,
+    ),
+    dominant: await one<string>(
+      `SELECT dominant AS v FROM regimes GROUP BY 1 ORDER BY count(*) ${order}, 1 LIMIT 1`,
+    ),
+    contractId: await one<string>('SELECT contract_id AS v FROM regimes ORDER BY as_of DESC LIMIT 1'),
+    candleTicker: await one<string>(
+      `SELECT ticker AS v FROM candles GROUP BY 1 ORDER BY count(*) ${order}, 1 LIMIT 1`,
+    ),
+  };
+}
+
+function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[] {
+  const out: Case[] = [];
+  const engine = materiality.name;
+  const eventValues = {
+    ticker: v.ticker,
+    agency: v.agency,
+    classification: v.classification,
+    from: '2020-01-01',
+    to: '2024-12-31',
+  };
+  for (const keys of subsets(['ticker', 'agency', 'classification', 'from', 'to'] as const)) {
+    for (const offset of OFFSETS) {
+      const filter = Object.fromEntries(keys.map((k) => [k, eventValues[k]]));
+      out.push({
+        endpoint: `events ${label}`,
+        filters: keys.join('+') || '(none)',
+        offset,
+        run: (q) => listEvents(q, { engine, limit: 50, offset, ...filter }),
+      });
+    }
+  }
+  const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
+  const signalValues = { minScore: 75, ticker: v.ticker, since };
+  for (const keys of subsets(['minScore', 'ticker', 'since'] as const)) {
+    for (const offset of OFFSETS) {
+      const filter = Object.fromEntries(keys.map((k) => [k, signalValues[k]]));
+      out.push({
+        endpoint: `signals ${label}`,
+        filters: keys.join('+') || '(none)',
+        offset,
+        run: (q) =>
+          listSignals(q, { engine, engineVersion: materiality.version, limit: 50, offset, ...filter }),
+      });
+    }
+  }
+  const regimeValues = { contractId: v.contractId, dominant: v.dominant };
+  for (const keys of subsets(['contractId', 'dominant'] as const)) {
+    const filter = Object.fromEntries(keys.map((k) => [k, regimeValues[k]]));
+    out.push({
+      endpoint: `regimes ${label}`,
+      filters: keys.join('+') || '(none)',
+      offset: '',
+      run: (q) => listRegimes(q, { limit: 50, ...filter }),
+    });
+  }
+  const candleValues = { from: '2015-01-01', to: '2020-12-31' };
+  for (const keys of subsets(['from', 'to'] as const)) {
+    const range = Object.fromEntries(keys.map((k) => [k, candleValues[k]]));
+    out.push({
+      endpoint: `candles ${label}`,
+      filters: ['ticker', ...keys].join('+'),
+      offset: '',
+      run: (q) => listCandles(q, v.candleTicker, { limit: 500, ...range }),
+    });
+  }
+  out.push(
+    { endpoint: 'contract', filters: 'id', offset: '', run: (q) => getEvent(q, v.contractId, engine) },
+    {
+      endpoint: 'contract score',
+      filters: 'id+engine',
+      offset: '',
+      run: (q) => latestSignal(q, v.contractId, engine),
+    },
+    { endpoint: `company ${label}`, filters: 'ticker', offset: '', run: (q) => getCompany(q, v.ticker, 20) },
+  );
+  return out;
+}
+
+async function main(): Promise<void> {
+  const url = benchDatabaseUrl();
+  if (!(await databaseExists(url)))
+    throw new Error(`${url} does not exist: run npm run bench:synthetic first`);
+  const db = await openDb({ databaseUrl: url, dataDir: '' });
+  try {
+    const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM contracts')) as [
+      { n: number },
+    ];
+    const all: Case[] = [];
+    const labels: ('popular' | 'rare')[] =
+      VALUES === 'both' ? ['popular', 'rare'] : [VALUES === 'rare' ? 'rare' : 'popular'];
+    const picked: string[] = [];
+    for (const label of labels) {
+      const values = await pickValues(db, label);
+      picked.push(`${label}: ${JSON.stringify(values)}`);
+      all.push(...cases(values, label).map((c) => ({ ...c, endpoint: c.endpoint.replace(/ popular$/, '') })));
+    }
+
+    const rows: string[][] = [];
+    const offenders: { c: Case; e: Explained; nodes: string[] }[] = [];
+    for (const c of all) {
+      const explainer = new Explainer(db);
+      await c.run(explainer);
+      for (const e of explainer.captured) {
+        const indexes = new Set<string>();
+        const seq: string[] = [];
+        const sorts: string[] = [];
+        walk(e.plan, (node) => {
+          if (node['Index Name']) indexes.add(node['Index Name']);
+          if (node['Node Type'] === 'Seq Scan' && WATCHED.has(node['Relation Name'] ?? '')) {
+            seq.push(`${node['Relation Name']}`);
+          }
+          if (node['Node Type'] === 'Sort' || node['Node Type'] === 'Incremental Sort')
+            sorts.push(node['Node Type']);
+        });
+        if (seq.length) offenders.push({ c, e, nodes: seq });
+        rows.push([
+          c.endpoint,
+          c.filters,
+          String(c.offset),
+          [...indexes].join(', ') || '-',
+          sorts.length ? sorts.join(',') : '-',
+          seq.length ? `SEQ SCAN ${seq.join(',')}` : 'ok',
+          (e.plan['Total Cost'] ?? 0).toFixed(0),
+          ...(ANALYZE ? [e.executionMs === undefined ? '' : e.executionMs.toFixed(2)] : []),
+        ]);
+        if (VERBOSE) console.log(JSON.stringify(e.plan, null, 2));
+      }
+    }
+
+    console.log(
+      table(
+        [
+          'endpoint',
+          'filters',
+          'offset',
+          'indexes used',
+          'sort',
+          'verdict',
+          'cost',
+          ...(ANALYZE ? ['exec ms'] : []),
+        ],
+        rows,
+      ),
+    );
+    for (const { c, e, nodes } of offenders) {
+      console.log(`\n--- ${c.endpoint} [${c.filters}] offset ${c.offset}: Seq Scan on ${nodes.join(', ')}`);
+      console.log(`SQL: ${e.sql.replace(/\s+/g, ' ')}`);
+      console.log(`params: ${JSON.stringify(e.params)}`);
+      console.log(JSON.stringify(e.plan, null, 2));
+    }
+    const times = rows.map((r) => Number(r[7])).filter((t) => Number.isFinite(t));
+    console.log(
+      summary('bench:explain', [
+        `database        ${url.replace(/:[^:@/]*@/, ':***@')} (${n.toLocaleString('en-US')} contracts)`,
+        `values          ${picked.join('\n                ')}`,
+        `queries planned ${rows.length} (offsets ${OFFSETS.join(', ')}${ANALYZE ? ', with ANALYZE' : ''})`,
+        ...(ANALYZE && times.length
+          ? [
+              `slowest         ${Math.max(...times).toFixed(2)} ms; median ${times.sort((a, b) => a - b)[Math.floor(times.length / 2)]?.toFixed(2)} ms`,
+            ]
+          : []),
+        `seq scans       ${offenders.length ? offenders.map((o) => `${o.c.endpoint} [${o.c.filters}] offset ${o.c.offset}`).join('; ') : 'none'}`,
+        `result          ${offenders.length ? 'FAIL' : 'PASS'}`,
+      ]),
+    );
+    process.exitCode = offenders.length ? 1 : 0;
+  } finally {
+    await db.close();
+  }
+}
+
+await main();

@@ -1,0 +1,18 @@
+import type { Engine } from '../types.ts';
+import { materiality } from './materiality.ts';
+import { regimeAware } from './regime-aware.ts';
+
+export const ENGINES: readonly Engine[] = [materiality, regimeAware];
+
+export function getEngine(name: string): Engine | undefined {
+  return ENGINES.find((engine) => engine.name === name);
+}
+
+/** Exactly one engine is marked default; the registry test pins that. */
+export function defaultEngine(): Engine {
+  return ENGINES.find((engine) => engine.isDefault) ?? materiality;
+}
+
+export function engineNames(): string[] {
+  return ENGINES.map((engine) => engine.name);
+}

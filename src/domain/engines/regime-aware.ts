@@ -1,0 +1,96 @@
+import type {
+  ClassificationLabel,
+  Engine,
+  EngineInput,
+  EngineOutput,
+  RationaleItem,
+  RegimeResult,
+} from '../types.ts';
+import { round4, scoreMateriality, sumContributions, toScore } from './materiality.ts';
+
+/**
+ * Materiality, then shifted by the market backdrop at the award date: good news lands better in
+ * a risk-on tape and gets drowned out when volatility is high or markets are falling; a sector
+ * already outperforming (ITA for defense work, XLI otherwise) tends to keep rewarding awards.
+ */
+
+const REGIME_WEIGHTS = { risk_on: 10, risk_off: -8, high_volatility: -6 } as const;
+/** Points per unit of 60-day relative return, capped so ±10 % outperformance moves ±5 points. */
+const RELATIVE_STRENGTH_WEIGHT = 50;
+const RELATIVE_STRENGTH_CAP = 0.1;
+
+const DEFENSE_LABELS = new Set<ClassificationLabel>([
+  'aircraft',
+  'shipbuilding',
+  'missiles_munitions',
+  'space',
+  'ground_vehicles',
+  'electronics_comms',
+]);
+
+export const regimeAware: Engine = {
+  name: 'regime-aware',
+  version: '1.0.0',
+  tier: 'intelligence',
+  isDefault: false,
+  score: scoreRegimeAware,
+};
+
+function scoreRegimeAware(input: EngineInput): EngineOutput {
+  const base = scoreMateriality(input);
+  const baseRows = base.rationale;
+  const regime = input.regime;
+  if (regime === null) {
+    const note = {
+      rule: 'regime_unavailable',
+      weight: 0,
+      value: 0,
+      contribution: 0,
+      detail: 'no regime at the award date; materiality unchanged',
+    };
+    return { scores: base.scores, rationale: [...baseRows, note] };
+  }
+  const regimeRows = regimeRationale(regime, input.contract.classification);
+  const rationale = [...baseRows, ...regimeRows];
+  const volatility = regime.scores.high_volatility;
+  return {
+    scores: {
+      signal: toScore(sumContributions(rationale)),
+      importance: base.scores.importance,
+      confidence: toScore(base.scores.confidence - 10 * volatility),
+      risk: toScore(base.scores.risk + 15 * volatility + 10 * regime.scores.risk_off),
+    },
+    rationale,
+  };
+}
+
+function regimeRationale(regime: RegimeResult, classification: ClassificationLabel): RationaleItem[] {
+  const rows: RationaleItem[] = [];
+  for (const name of ['risk_on', 'risk_off', 'high_volatility'] as const) {
+    const weight = REGIME_WEIGHTS[name];
+    const value = regime.scores[name];
+    rows.push({
+      rule: `regime_${name}`,
+      weight,
+      value: round4(value),
+      contribution: round4(weight * value),
+      detail: `${name} probability ${value.toFixed(3)} as of ${regime.asOf} (dominant ${regime.dominant})`,
+    });
+  }
+  rows.push(relativeStrengthRow(regime, classification));
+  return rows;
+}
+
+function relativeStrengthRow(regime: RegimeResult, classification: ClassificationLabel): RationaleItem {
+  const defense = DEFENSE_LABELS.has(classification);
+  const etf = defense ? 'ITA' : 'XLI';
+  const raw = (defense ? regime.features.ita_rel_60d : regime.features.xli_rel_60d) ?? 0;
+  const value = Math.max(-RELATIVE_STRENGTH_CAP, Math.min(RELATIVE_STRENGTH_CAP, raw));
+  return {
+    rule: 'sector_relative_strength',
+    weight: RELATIVE_STRENGTH_WEIGHT,
+    value: round4(value),
+    contribution: round4(RELATIVE_STRENGTH_WEIGHT * value),
+    detail: `${etf} 60-day return minus SPY's: ${(100 * raw).toFixed(2)}%`,
+  };
+}

@@ -1,0 +1,108 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { App } from '../../src/http/types.ts';
+import type { Db } from '../../src/store/db.ts';
+import { type Envelope, getJson, testApp } from '../support/app.ts';
+import { seededDb } from '../support/db.ts';
+
+let db: Db;
+let app: App;
+before(async () => {
+  db = await seededDb();
+  app = await testApp(db);
+});
+after(async () => {
+  await app.close();
+  await db.close();
+});
+
+describe('GET /api/v1/health', () => {
+  test('reports the database and the registered engines', async () => {
+    const { status, body, headers } = await getJson<{
+      ok: boolean;
+      db: { ok: boolean };
+      engines: { name: string; version: string; tier: string }[];
+      now: string;
+    }>(app, '/api/v1/health');
+    assert.equal(status, 200);
+    assert.equal(body.ok, true);
+    assert.deepEqual(body.db, { ok: true });
+    assert.deepEqual(
+      body.engines.map((e) => [e.name, e.tier]),
+      [
+        ['materiality', 'developer'],
+        ['regime-aware', 'intelligence'],
+      ],
+    );
+    assert.ok(!Number.isNaN(Date.parse(body.now)));
+    assert.ok(headers['x-request-id']);
+  });
+});
+
+describe('unknown routes, wrong methods and odd input', () => {
+  test('unknown path is 404 in the envelope', async () => {
+    const { status, body } = await getJson<Envelope>(app, '/api/v1/nothing-here');
+    assert.equal(status, 404);
+    assert.equal(body.error.code, 'not_found');
+  });
+
+  test('a known path with the wrong method is 405 with Allow', async () => {
+    const res = await app.inject({ method: 'DELETE', url: '/api/v1/events' });
+    assert.equal(res.statusCode, 405);
+    assert.equal(res.headers.allow, 'GET');
+    assert.equal(res.json<Envelope>().error.status, 405);
+    const put = await app.inject({ method: 'PUT', url: '/api/v1/contracts/CONT_AWD_X/score' });
+    assert.equal(put.statusCode, 405);
+    assert.equal(put.headers.allow, 'GET, POST');
+  });
+
+  test('a body on POST score that is not JSON is refused cleanly', async () => {
+    const res = await app.inject({
+      method: 'POST',
+      url: '/api/v1/contracts/CONT_AWD_X/score',
+      headers: { 'content-type': 'application/json' },
+      payload: '{not json',
+    });
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json<Envelope>().error.code, 'invalid_body');
+  });
+
+  test('no path or query string yields a 500', async () => {
+    const paths = [
+      '/api/v1/contracts/%E0%A4%A',
+      '/api/v1/contracts/%00',
+      '/api/v1/contracts/CONT_AWD_%00/score',
+      '/api/v1/events?agency=%00',
+      '/api/v1/regimes?contract_id=%00x',
+      '/api/v1/events?engine=%00',
+      `/api/v1/contracts/${'x'.repeat(600)}`,
+      '/api/v1/companies/%2e%2e',
+      '/api/v1/market/candles/../../etc/passwd',
+      '/api/v1/events?limit=99999999999999999999',
+      '/api/v1/events?from=0000-00-00',
+      '/api/v1/events?from[]=2024-01-01',
+      '/api/v1/events?ticker[a]=1',
+      '/api/v1/events?%zz=1',
+      '/api/v1/events?agency=%27%3B%20DROP%20TABLE%20contracts%3B--',
+      '/api/v1/signals?min_score=101',
+      '/api/v1/signals?since=not-a-time',
+      '/api/v1/regimes?contract_id=',
+      '/api/v1/market/candles/SPY?from=2024-02-30',
+      '/api/v1/benchmarks?ticker=SPY&ticker=XLI',
+      '/api/v1/contracts//score',
+      '/api/v1/',
+      '//api//v1//events',
+    ];
+    for (const path of paths) {
+      const res = await app.inject({ method: 'GET', url: path });
+      assert.ok(res.statusCode < 500, `${path} answered ${res.statusCode}`);
+      if (res.statusCode >= 400) {
+        const body = res.json<Envelope>();
+        assert.equal(body.error.status, res.statusCode, path);
+        assert.equal(typeof body.error.message, 'string');
+      }
+    }
+    const count = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM contracts');
+    assert.ok((count[0]?.n ?? 0) > 0);
+  });
+});

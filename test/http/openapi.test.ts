@@ -1,0 +1,91 @@
+import assert from 'node:assert/strict';
+import { readFile } from 'node:fs/promises';
+import { after, before, describe, test } from 'node:test';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import type { App } from '../../src/http/types.ts';
+import type { Db } from '../../src/store/db.ts';
+import { testApp } from '../support/app.ts';
+import { seededDb } from '../support/db.ts';
+
+interface OpenApiDoc {
+  openapi: string;
+  paths: Record<
+    string,
+    Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>
+  >;
+}
+
+let db: Db;
+let app: App;
+let doc: OpenApiDoc;
+before(async () => {
+  db = await seededDb();
+  app = await testApp(db);
+  doc = app.swagger() as unknown as OpenApiDoc;
+});
+after(async () => {
+  await app.close();
+  await db.close();
+});
+
+describe('OpenAPI document', () => {
+  test('the committed openapi.json equals the generated document (run `npm run openapi` after route changes)', async () => {
+    const committed = JSON.parse(await readFile(new URL('../../openapi.json', import.meta.url), 'utf8'));
+    assert.deepEqual(JSON.parse(JSON.stringify(doc)), committed);
+  });
+
+  test('is OpenAPI 3.1 and describes every endpoint of the spec', () => {
+    assert.equal(doc.openapi, '3.1.0');
+    for (const path of [
+      '/api/v1/health',
+      '/api/v1/events',
+      '/api/v1/contracts',
+      '/api/v1/contracts/{id}',
+      '/api/v1/contracts/{id}/score',
+      '/api/v1/signals',
+      '/api/v1/companies/{ticker}',
+      '/api/v1/market/candles/{ticker}',
+      '/api/v1/benchmarks',
+      '/api/v1/regimes',
+      '/api/v1/predictions',
+      '/api/v1/openapi.json',
+    ]) {
+      assert.ok(doc.paths[path], `${path} is documented`);
+    }
+    assert.ok(doc.paths['/api/v1/contracts/{id}/score']?.post);
+  });
+
+  test('real responses of every endpoint match the document’s schemas', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const [row] = await db.query<{ id: string }>(
+      "SELECT id FROM contracts WHERE ticker = 'NOC' ORDER BY award_date DESC LIMIT 1",
+    );
+    assert.ok(row);
+    const calls: [string, string, string][] = [
+      ['get', '/api/v1/health', '/api/v1/health'],
+      ['get', '/api/v1/events', '/api/v1/events?limit=20'],
+      ['get', '/api/v1/contracts', '/api/v1/contracts?limit=3'],
+      ['get', '/api/v1/contracts/{id}', `/api/v1/contracts/${row.id}`],
+      ['get', '/api/v1/contracts/{id}', '/api/v1/contracts/CONT_AWD_UNKNOWN'],
+      ['get', '/api/v1/contracts/{id}/score', `/api/v1/contracts/${row.id}/score`],
+      ['post', '/api/v1/contracts/{id}/score', `/api/v1/contracts/${row.id}/score?engine=regime-aware`],
+      ['get', '/api/v1/signals', '/api/v1/signals?limit=20'],
+      ['get', '/api/v1/companies/{ticker}', '/api/v1/companies/NOC'],
+      ['get', '/api/v1/market/candles/{ticker}', '/api/v1/market/candles/ITA?limit=30'],
+      ['get', '/api/v1/benchmarks', '/api/v1/benchmarks?ticker=SPY&from=2024-01-01'],
+      ['get', '/api/v1/regimes', '/api/v1/regimes?limit=10'],
+      ['get', '/api/v1/predictions', '/api/v1/predictions'],
+      ['get', '/api/v1/events', '/api/v1/events?limit=0'],
+    ];
+    for (const [method, path, url] of calls) {
+      const res = await app.inject({ method: method === 'post' ? 'POST' : 'GET', url });
+      const schema =
+        doc.paths[path]?.[method]?.responses[String(res.statusCode)]?.content?.['application/json']?.schema;
+      assert.ok(schema, `${method} ${path} documents status ${res.statusCode}`);
+      const validate = ajv.compile(schema);
+      assert.ok(validate(res.json()), `${url}: ${ajv.errorsText(validate.errors)}`);
+    }
+  });
+});
