@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { classify } from '../domain/classifier.ts';
 import { computeRegime } from '../domain/regimes.ts';
 import { type DatedValue, trailingStats } from '../domain/trailing.ts';
-import type { AwardRecord, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
+import type { AwardRecord, Candle, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
 import {
   type ResolvedAward,
@@ -193,9 +193,32 @@ function regimeAt(
 ): RegimeResult | null {
   const cached = cache.get(date);
   if (cached !== undefined) return cached;
-  const regime = computeRegime({ asOf: date, ...ctx.benchmarks });
+  const { spy, xli, ita } = ctx.benchmarks;
+  const regime = computeRegime({
+    asOf: date,
+    spy: barsUpTo(spy, date),
+    xli: barsUpTo(xli, date),
+    ita: barsUpTo(ita, date),
+  });
   cache.set(date, regime);
   return regime;
+}
+
+/**
+ * The regime reads at most about 300 bars (a year of 20-day volatility); handing it only the bars up
+ * to the date, bounded, keeps a run over many award dates linear instead of quadratic.
+ */
+const REGIME_BARS = 400;
+
+function barsUpTo(series: readonly Candle[], date: string): Candle[] {
+  let lo = 0;
+  let hi = series.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((series[mid]?.date ?? '') <= date) lo = mid + 1;
+    else hi = mid;
+  }
+  return series.slice(Math.max(0, lo - REGIME_BARS), lo);
 }
 
 async function loadHistory(db: Queryable, tickers: string[]): Promise<Map<string, DatedValue[]>> {

@@ -448,6 +448,11 @@ export interface DemoAwardSource {
   source: string;
   /** Path relative to the data directory. */
   file: string;
+  /**
+   * `award`: one row per award with its total value. `transaction`: one action on an award (its value is
+   * that action's amount), so an award-level row of the same id describes the award better.
+   */
+  level: 'award' | 'transaction';
   parse: (text: string) => {
     awards: AwardRecord[];
     rejected: ({ line: number; message: string } | { index: number; message: string })[];
@@ -459,21 +464,25 @@ export const DEMO_AWARD_SOURCES: readonly DemoAwardSource[] = [
   {
     source: 'transactions_12primes_2021_2025',
     file: 'awards/usaspending_transactions_12primes_2021-2025_award_dedup.csv.gz',
+    level: 'transaction',
     parse: parseTransactionsCsv,
   },
   {
     source: 'contract_awards_2007_2024',
     file: 'awards/usaspending_contract_awards.json.gz',
+    level: 'award',
     parse: parseContractAwardsJson,
   },
   {
     source: 'top100_awards',
     file: 'awards/usaspending_top100_awards_spending_by_award.csv',
+    level: 'award',
     parse: parseTop100Csv,
   },
   {
     source: 'legacy_datafeed_dod_fy2006',
     file: 'awards/usaspending_legacy_datafeed_dod_fy2006_sample999.csv.gz',
+    level: 'transaction',
     parse: parseLegacyDatafeedCsv,
   },
 ];
@@ -491,20 +500,30 @@ export interface DemoAwardsResult {
   duplicates: number;
 }
 
-/** True when `candidate` should replace `current` for the same id: later date, then larger value. */
-export function supersedes(candidate: AwardRecord, current: AwardRecord): boolean {
-  if (candidate.awardDate !== current.awardDate) return candidate.awardDate > current.awardDate;
-  return candidate.value > current.value;
+interface Sourced {
+  award: AwardRecord;
+  level: DemoAwardSource['level'];
+}
+
+/**
+ * True when `candidate` should replace `current` for the same id: an award-level record beats a
+ * transaction; at the same level the later date wins, then the larger value.
+ */
+export function supersedes(candidate: Sourced, current: Sourced): boolean {
+  if (candidate.level !== current.level) return candidate.level === 'award';
+  const [a, b] = [candidate.award, current.award];
+  if (a.awardDate !== b.awardDate) return a.awardDate > b.awardDate;
+  return a.value > b.value;
 }
 
 /**
  * Reads every shipped award file under `dataDir` and deduplicates by award id. When an id repeats
- * (across or within files) the record with the latest awardDate is kept; on the same date the one
- * with the larger value; on a full tie the first loaded (source order of DEMO_AWARD_SOURCES, then
+ * (across or within files) an award-level record is kept over a transaction; then the record with the
+ * latest awardDate; on the same date the one with the larger value; on a full tie the first loaded (source order of DEMO_AWARD_SOURCES, then
  * file order).
  */
 export async function loadDemoAwards(dataDir: string): Promise<DemoAwardsResult> {
-  const byId = new Map<string, { award: AwardRecord; source: string }>();
+  const byId = new Map<string, Sourced & { source: string }>();
   const rejected: DemoAwardsResult['rejected'] = [];
   const counts: DemoAwardsResult['counts'] = [];
   let parsedTotal = 0;
@@ -515,7 +534,8 @@ export async function loadDemoAwards(dataDir: string): Promise<DemoAwardsResult>
     }
     for (const award of result.awards) {
       const current = byId.get(award.id);
-      if (!current || supersedes(award, current.award)) byId.set(award.id, { award, source: src.source });
+      const candidate = { award, level: src.level, source: src.source };
+      if (!current || supersedes(candidate, current)) byId.set(award.id, candidate);
     }
     parsedTotal += result.awards.length;
     counts.push({

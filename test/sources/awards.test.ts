@@ -361,14 +361,17 @@ test('spending_by_award fixtures: NAICS/PSC objects, Start Date fallback, Last M
   assert.throws(() => parseSpendingByAwardResults({ page_metadata: {} }), /results array/);
 });
 
-test('dedup rule: later date wins, then larger value', () => {
-  const a = ok(base);
-  const later = { ...a, awardDate: '2024-03-01', value: 1 };
-  const bigger = { ...a, value: a.value + 1 };
+test('dedup rule: an award-level record beats a transaction, then later date, then larger value', () => {
+  const a = { award: ok(base), level: 'transaction' as const };
+  const later = { award: { ...a.award, awardDate: '2024-03-01', value: 1 }, level: 'transaction' as const };
+  const bigger = { award: { ...a.award, value: a.award.value + 1 }, level: 'transaction' as const };
+  const awardLevel = { award: { ...a.award, awardDate: '2001-01-01' }, level: 'award' as const };
   assert.equal(supersedes(later, a), true);
   assert.equal(supersedes(a, later), false);
   assert.equal(supersedes(bigger, a), true);
   assert.equal(supersedes(a, a), false);
+  assert.equal(supersedes(awardLevel, later), true);
+  assert.equal(supersedes(later, awardLevel), false);
 });
 
 test('loadDemoAwards: totals and per-source counts', async () => {
@@ -377,9 +380,9 @@ test('loadDemoAwards: totals and per-source counts', async () => {
   assert.deepEqual(
     r.counts.map((c) => [c.source, c.parsed, c.rejected, c.kept]),
     [
-      ['transactions_12primes_2021_2025', 5650, 0, 5637],
-      ['contract_awards_2007_2024', 238, 0, 229],
-      ['top100_awards', 100, 0, 84],
+      ['transactions_12primes_2021_2025', 5650, 0, 5615],
+      ['contract_awards_2007_2024', 238, 0, 237],
+      ['top100_awards', 100, 0, 98],
       ['legacy_datafeed_dod_fy2006', 999, 0, 998],
     ],
   );
@@ -391,11 +394,11 @@ test('loadDemoAwards: totals and per-source counts', async () => {
     assert.ok((r.awards[i - 1]?.awardDate ?? '') <= (r.awards[i]?.awardDate ?? ''), 'sorted by date');
   }
   // Same award in the JSON file (base date 2007-08-28, $10.46B total) and the transactions file
-  // (a 2021-01-15 modification of $84.1M): the later-dated record wins, as the rule says.
+  // (a 2021-01-15 modification of $84.1M): the award-level record describes the award and wins.
   const cst100 = r.awards.find((a) => a.id === 'CONT_AWD_NNM07AB03C_8000_-NONE-_-NONE-');
-  assert.equal(cst100?.awardDate, '2021-01-15');
-  assert.equal(cst100?.value, 84109481);
-  assert.equal(r.provenance.get(cst100?.id ?? ''), 'transactions_12primes_2021_2025');
+  assert.equal(cst100?.awardDate, '2007-08-28');
+  assert.equal(cst100?.value, 10462406426);
+  assert.equal(r.provenance.get(cst100?.id ?? ''), 'contract_awards_2007_2024');
   // Same date in both files: the larger value (JSON, 3,614,162 vs 1,548,025) wins.
   const sameDay = r.awards.find((a) => a.id === 'CONT_AWD_1333ND22FNB770021_1341_DOCSB134118CQ0004_1341');
   assert.equal(sameDay?.value, 3614162);
