@@ -3,22 +3,31 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply } from 'fastify';
 import type { Config } from './config.ts';
+import { installAuth } from './http/auth.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { openApiOptions } from './http/openapi.ts';
+import { registerAdmin } from './http/routes/admin.ts';
 import { registerCompanies } from './http/routes/companies.ts';
 import { registerEvents } from './http/routes/events.ts';
 import { registerMarket } from './http/routes/market.ts';
 import { registerMeta } from './http/routes/meta.ts';
 import { registerRegimes } from './http/routes/regimes.ts';
 import { registerSignals } from './http/routes/signals.ts';
+import { registerUsage } from './http/routes/usage.ts';
 import type { App, Services } from './http/types.ts';
+import type { RateLimiter } from './infra/limiter.ts';
+import { MemoryLimiter } from './infra/memory-limiter.ts';
+import { createRedisLimiter } from './infra/redis-limiter.ts';
+import { UsageRecorder } from './infra/usage.ts';
 import type { Db } from './store/db.ts';
 
 export interface AppDeps {
   config: Config;
   db: Db;
   now?: () => Date;
+  /** Defaults: in-memory, or Redis when REDIS_URL is set. */
+  limiter?: RateLimiter;
   /** false silences request logs (tests, benchmarks). */
   logger?: boolean;
 }
@@ -51,9 +60,20 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
-  const services: Services = { config: deps.config, db: deps.db, now: deps.now ?? (() => new Date()) };
+  const now = deps.now ?? (() => new Date());
+  const limiter = deps.limiter ?? (await createLimiter(deps.config));
+  const usage = new UsageRecorder(deps.db, {
+    onError: (error) => app.log.error({ err: error }, 'usage flush failed'),
+  });
+  usage.start();
+  const services: Services = { config: deps.config, db: deps.db, now, limiter, usage };
+  app.addHook('onClose', async () => {
+    await usage.close();
+    if (!deps.limiter) await limiter.close();
+  });
 
   installErrorHandling(app);
+  installAuth(app, services);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
@@ -65,5 +85,11 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerCompanies(app, services);
   registerMarket(app, services);
   registerRegimes(app, services);
+  registerUsage(app, services);
+  registerAdmin(app, services);
   return app;
+}
+
+async function createLimiter(config: Config): Promise<RateLimiter> {
+  return config.redisUrl ? createRedisLimiter(config.redisUrl) : new MemoryLimiter();
 }

@@ -2,8 +2,12 @@ import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
+import { hashPassword } from './domain/passwords.ts';
+import { isPlan, PLANS, SCOPES, type Scope } from './domain/plans.ts';
 import { seed } from './pipeline/seed.ts';
 import { serve } from './server.ts';
+import { AccountRuleError, createAccount, issueKey } from './services/accounts.ts';
+import { findUserByEmail, revokeKey } from './store/accounts.ts';
 import { type Db, openDb, openMemoryDb } from './store/db.ts';
 import { DataDirBusyError } from './store/dir-lock.ts';
 import { migrate } from './store/migrate.ts';
@@ -15,6 +19,13 @@ commands:
   migrate                        apply pending SQL migrations
   seed                           load the shipped demo data (idempotent)
   openapi [--write FILE]         print (or write) the OpenAPI 3.1 document
+  users create --email E [--plan P] [--admin] [--password PW]
+  keys create --email E --name N --scopes read[,write[,admin]] [--test] [--json]
+                                 prints the raw key once (with --json: one JSON object)
+  keys revoke --id ID
+
+In embedded mode (no DATABASE_URL) commands that write need the server stopped;
+while it runs, use its admin API (/api/v1/admin/...).
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -71,6 +82,96 @@ const commands: Record<string, (args: string[], config: Config) => Promise<void>
   },
 };
 
+async function usersCommand(args: string[], config: Config): Promise<void> {
+  const [action, ...rest] = args;
+  if (action !== 'create')
+    throw new UsageError('usage: users create --email E [--plan P] [--admin] [--password PW]');
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      email: { type: 'string' },
+      plan: { type: 'string' },
+      admin: { type: 'boolean' },
+      password: { type: 'string' },
+    },
+  });
+  if (!values.email) throw new UsageError('users create: --email is required');
+  const plan = values.plan ?? 'free';
+  if (!isPlan(plan)) throw new UsageError(`users create: --plan must be one of ${PLANS.join(', ')}`);
+  if (values.password !== undefined && values.password.length < 8)
+    throw new UsageError('users create: --password needs 8+ characters');
+  const passwordHash = values.password ? await hashPassword(values.password) : null;
+  await withDb(config, async (db) => {
+    await migrate(db);
+    const user = await createAccount(db, {
+      email: values.email ?? '',
+      plan,
+      isAdmin: values.admin ?? false,
+      passwordHash,
+    });
+    process.stdout.write(`${JSON.stringify({ user })}\n`);
+  });
+}
+
+async function keysCommand(args: string[], config: Config): Promise<void> {
+  const [action, ...rest] = args;
+  if (action === 'create') {
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        email: { type: 'string' },
+        name: { type: 'string' },
+        scopes: { type: 'string' },
+        test: { type: 'boolean' },
+        json: { type: 'boolean' },
+      },
+    });
+    if (!values.email || !values.name || !values.scopes) {
+      throw new UsageError('keys create: --email, --name and --scopes are required');
+    }
+    const scopes = values.scopes.split(',').map((s) => s.trim());
+    const unknown = scopes.filter((s) => !(SCOPES as readonly string[]).includes(s));
+    if (unknown.length)
+      throw new UsageError(`keys create: unknown scope ${unknown.join(', ')}; use ${SCOPES.join(', ')}`);
+    await withDb(config, async (db) => {
+      await migrate(db);
+      const user = await findUserByEmail(db, values.email ?? '');
+      if (!user) throw new UsageError(`keys create: no user with email ${values.email}`);
+      const { key, secret } = await issueKey(db, {
+        userId: user.id,
+        name: values.name ?? '',
+        scopes: scopes as Scope[],
+        mode: values.test ? 'test' : 'live',
+      });
+      if (values.json) process.stdout.write(`${JSON.stringify({ ...key, key: secret })}\n`);
+      else {
+        process.stdout.write(`${secret}\n`);
+        say(
+          `key ${key.id} (${key.mode}, ${key.scopes.join(',')}) created for ${user.email}: store it now, it is not shown again`,
+        );
+      }
+    });
+    return;
+  }
+  if (action === 'revoke') {
+    const { values } = parseArgs({ args: rest, options: { id: { type: 'string' } } });
+    if (!values.id || !/^[0-9a-f-]{36}$/i.test(values.id))
+      throw new UsageError('keys revoke: --id must be a key id (uuid)');
+    await withDb(config, async (db) => {
+      const key = await revokeKey(db, values.id ?? '', new Date());
+      if (!key) throw new UsageError(`keys revoke: no key ${values.id}`);
+      say(`key ${key.id} revoked at ${key.revoked_at}`);
+    });
+    return;
+  }
+  throw new UsageError('usage: keys create … | keys revoke --id ID');
+}
+
+class UsageError extends Error {}
+
+commands.users = usersCommand;
+commands.keys = keysCommand;
+
 export async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   const command = name ? commands[name] : undefined;
@@ -84,7 +185,12 @@ export async function main(argv: string[]): Promise<number> {
     await command(args, loadConfig());
     return 0;
   } catch (error) {
-    if (error instanceof ConfigError || error instanceof DataDirBusyError) {
+    if (
+      error instanceof ConfigError ||
+      error instanceof DataDirBusyError ||
+      error instanceof UsageError ||
+      error instanceof AccountRuleError
+    ) {
       say(`market-intel: ${error.message}`);
       return 2;
     }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { AccountRuleError } from '../services/accounts.ts';
 import { ApiError, errors } from './errors.ts';
 import type { App } from './types.ts';
 
@@ -49,8 +50,16 @@ function describe(issue: ValidationIssue): string {
   }
 }
 
+const RULE_CODES = {
+  not_found: 'not_found',
+  forbidden: 'forbidden',
+  conflict: 'conflict',
+  invalid: 'invalid_body',
+} as const;
+
 export function toApiError(error: FastifyError, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
+  if (error instanceof AccountRuleError) return new ApiError(RULE_CODES[error.kind], error.message);
   if (error.validation) {
     return validationError(
       error.validation[0] as ValidationIssue | undefined,

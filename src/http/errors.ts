@@ -67,6 +67,37 @@ export const errors = {
   payloadTooLarge: () => new ApiError('payload_too_large', 'request body too large'),
   unsupportedMediaType: (type: string) =>
     new ApiError('unsupported_media_type', `unsupported content type: ${type}`),
+  missingKey: () =>
+    new ApiError(
+      'unauthorized',
+      'missing API key: send it in the x-api-key header or as "Authorization: Bearer <key>"',
+    ),
+  invalidKey: () => new ApiError('unauthorized', 'invalid API key'),
+  revokedKey: () => new ApiError('unauthorized', 'API key has been revoked'),
+  keylessThrottled: () =>
+    new ApiError(
+      'unauthorized',
+      'too many requests without a valid API key from this address; send a valid key',
+    ),
+  noLiveAccess: (plan: string) =>
+    new ApiError(
+      'forbidden',
+      `plan has no live API access (plan: ${plan}); use a test key or upgrade to developer`,
+    ),
+  insufficientScope: (needed: string, held: readonly string[]) =>
+    new ApiError(
+      'insufficient_scope',
+      `insufficient scope: this endpoint needs ${needed}; the key has ${held.join(', ')}`,
+    ),
+  adminOnly: () => new ApiError('forbidden', 'admin endpoints are for admin users only'),
+  tierRequired: (tier: string, plan: string, what = 'this endpoint') =>
+    new ApiError('tier_required', `${what} requires the ${tier} tier; your plan is ${plan}`),
+  rateLimited: (retryAfterSec: number) =>
+    new ApiError('rate_limited', 'rate limit exceeded', { 'retry-after': String(retryAfterSec) }),
+  conflict: (message: string) => new ApiError('conflict', message),
+  forbidden: (message: string) => new ApiError('forbidden', message),
+  userNotFound: (id: string) => new ApiError('not_found', `user not found: ${id}`),
+  keyNotFound: (id: string) => new ApiError('not_found', `API key not found: ${id}`),
   internal: () => new ApiError('internal', 'internal server error'),
   unavailable: (detail: string) => new ApiError('unavailable', detail),
 };

@@ -1,13 +1,25 @@
+import type { FastifyRequest } from 'fastify';
 import { defaultEngine, engineNames, getEngine } from '../domain/engines/index.ts';
 import type { Engine } from '../domain/types.ts';
+import { requireTier, showsRationale } from './auth.ts';
 import { errors } from './errors.ts';
 
-/** `engine=` or the registry default; an unknown name is a 400 listing the known ones. */
-export function pickEngine(name: string | undefined): Engine {
-  if (name === undefined) return defaultEngine();
-  const engine = getEngine(name);
-  if (!engine) throw errors.unknownEngine(name, engineNames());
+/**
+ * `engine=` or the registry default; an unknown name is a 400 listing the known ones, and an engine
+ * above the caller's tier is a 403 naming that tier.
+ */
+export function pickEngine(request: FastifyRequest, name: string | undefined): Engine {
+  const engine = name === undefined ? defaultEngine() : getEngine(name);
+  if (!engine) throw errors.unknownEngine(name ?? '', engineNames());
+  requireTier(request, engine.tier, `engine ${engine.name}`);
   return engine;
+}
+
+/** A signal as this caller may see it: per-rule rationale only on the intelligence tier. */
+export function visibleSignal<T extends { rationale?: unknown }>(request: FastifyRequest, signal: T): T {
+  if (showsRationale(request)) return signal;
+  const { rationale: _hidden, ...rest } = signal;
+  return rest as T;
 }
 
 export function checkDateRange(from: string | undefined, to: string | undefined): void {

@@ -7,6 +7,8 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { Config } from '../config.ts';
+import type { RateLimiter } from '../infra/limiter.ts';
+import type { UsageRecorder } from '../infra/usage.ts';
 import type { Db } from '../store/db.ts';
 
 export type App = FastifyInstance<
@@ -22,4 +24,6 @@ export interface Services {
   config: Config;
   db: Db;
   now: () => Date;
+  limiter: RateLimiter;
+  usage: UsageRecorder;
 }

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, getJson, testApp } from '../support/app.ts';
+import { type Envelope, getJson, type Injector, keyedClient, testApp } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 
 interface Signal {
@@ -20,10 +20,12 @@ interface Signal {
 
 let db: Db;
 let app: App;
+let client: Injector;
 let contractId: string;
 before(async () => {
   db = await seededDb();
   app = await testApp(db);
+  client = await keyedClient(app, db);
   // An LMT award from 2023, when candles for LMT and the benchmarks exist on both sides of it.
   const rows = await db.query<{ id: string }>(
     "SELECT id FROM contracts WHERE ticker = 'LMT' AND award_date BETWEEN '2023-01-01' AND '2023-12-31' ORDER BY id LIMIT 1",
@@ -45,7 +47,7 @@ describe('GET /api/v1/contracts/{id}', () => {
       weekly_prices: { week_start: string; close: number }[];
       regime: { contract_id: string; as_of: string; dominant: string; scores: Record<string, number> } | null;
       decay: { model: string; strength: number; effective_score: number; age_days: number } | null;
-    }>(app, `/api/v1/contracts/${contractId}`);
+    }>(client, `/api/v1/contracts/${contractId}`);
     assert.equal(status, 200);
     assert.equal(body.contract.id, contractId);
     assert.equal(body.signal?.engine_name, 'materiality');
@@ -73,7 +75,7 @@ describe('GET /api/v1/contracts/{id}', () => {
   });
 
   test('answers 404 in the envelope for an unknown contract', async () => {
-    const { status, body } = await getJson<Envelope>(app, '/api/v1/contracts/CONT_AWD_NOPE');
+    const { status, body } = await getJson<Envelope>(client, '/api/v1/contracts/CONT_AWD_NOPE');
     assert.equal(status, 404);
     assert.deepEqual(
       { status: body.error.status, code: body.error.code },
@@ -86,8 +88,8 @@ describe('GET /api/v1/contracts/{id}', () => {
 describe('GET and POST /api/v1/contracts/{id}/score', () => {
   test('POST computes idempotently: same numbers, one row per engine version', async () => {
     const url = `/api/v1/contracts/${contractId}/score?engine=regime-aware`;
-    const one = await app.inject({ method: 'POST', url });
-    const two = await app.inject({ method: 'POST', url });
+    const one = await client.inject({ method: 'POST', url });
+    const two = await client.inject({ method: 'POST', url });
     assert.equal(one.statusCode, 200);
     const a = one.json<{ signal: Signal }>().signal;
     const b = two.json<{ signal: Signal }>().signal;
@@ -100,7 +102,7 @@ describe('GET and POST /api/v1/contracts/{id}/score', () => {
       [contractId],
     );
     assert.equal(rows[0]?.n, 1);
-    const got = await getJson<{ signal: Signal }>(app, url);
+    const got = await getJson<{ signal: Signal }>(client, url);
     assert.equal(got.body.signal.id, a.id);
     assert.equal(got.body.signal.engine_tier, 'intelligence');
   });
@@ -109,8 +111,7 @@ describe('GET and POST /api/v1/contracts/{id}/score', () => {
     await db.query("DELETE FROM signals WHERE contract_id = $1 AND engine_name = 'regime-aware'", [
       contractId,
     ]);
-    const { status, body } = await getJson<Envelope>(
-      app,
+    const { status, body } = await getJson<Envelope>(client,
       `/api/v1/contracts/${contractId}/score?engine=regime-aware`,
     );
     assert.equal(status, 404);
@@ -118,9 +119,9 @@ describe('GET and POST /api/v1/contracts/{id}/score', () => {
   });
 
   test('POST on an unknown contract is 404, on an unknown engine 400', async () => {
-    const missing = await app.inject({ method: 'POST', url: '/api/v1/contracts/CONT_AWD_NOPE/score' });
+    const missing = await client.inject({ method: 'POST', url: '/api/v1/contracts/CONT_AWD_NOPE/score' });
     assert.equal(missing.statusCode, 404);
-    const engine = await app.inject({
+    const engine = await client.inject({
       method: 'POST',
       url: `/api/v1/contracts/${contractId}/score?engine=x`,
     });
@@ -134,7 +135,7 @@ describe('GET /api/v1/signals', () => {
     const { status, body } = await getJson<{
       data: { signal: Signal; contract: { ticker: string } }[];
       pagination: unknown;
-    }>(app, '/api/v1/signals?min_score=40&ticker=BA&limit=100');
+    }>(client, '/api/v1/signals?min_score=40&ticker=BA&limit=100');
     assert.equal(status, 200);
     assert.ok(body.data.length > 0);
     for (let i = 0; i < body.data.length; i++) {
@@ -146,12 +147,11 @@ describe('GET /api/v1/signals', () => {
   });
 
   test('since bounds computed_at; a future bound returns nothing', async () => {
-    const { body } = await getJson<{ data: unknown[]; pagination: { count: number } }>(
-      app,
+    const { body } = await getJson<{ data: unknown[]; pagination: { count: number } }>(client,
       '/api/v1/signals?since=2999-01-01T00:00:00Z',
     );
     assert.equal(body.pagination.count, 0);
-    const bad = await getJson<Envelope>(app, '/api/v1/signals?since=2024-01-01');
+    const bad = await getJson<Envelope>(client, '/api/v1/signals?since=2024-01-01');
     assert.equal(bad.status, 400);
     assert.match(bad.body.error.message, /"since"/);
   });

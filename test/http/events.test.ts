@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, getJson, testApp } from '../support/app.ts';
+import { type Envelope, getJson, type Injector, keyedClient, testApp } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 
 interface EventPage {
@@ -21,9 +21,11 @@ interface EventPage {
 
 let db: Db;
 let app: App;
+let client: Injector;
 before(async () => {
   db = await seededDb();
   app = await testApp(db);
+  client = await keyedClient(app, db);
 });
 after(async () => {
   await app.close();
@@ -44,7 +46,7 @@ function assertNewestFirst(page: EventPage) {
 
 describe('GET /api/v1/events', () => {
   test('defaults to 50 events, newest award first, each with its default-engine signal', async () => {
-    const { status, body } = await getJson<EventPage>(app, '/api/v1/events');
+    const { status, body } = await getJson<EventPage>(client, '/api/v1/events');
     assert.equal(status, 200);
     assert.deepEqual(body.pagination, { limit: 50, offset: 0, count: 50 });
     assertNewestFirst(body);
@@ -52,13 +54,13 @@ describe('GET /api/v1/events', () => {
       assert.match(item.contract.id, /^CONT_AWD_/);
       assert.ok(item.contract.ticker);
       assert.equal(item.signal?.engine_name, 'materiality');
-      assert.equal(item.signal?.rationale, undefined);
+      assert.ok(Array.isArray(item.signal?.rationale), 'institutional keys see the rationale');
     }
   });
 
   test('pages continue where the previous page ended', async () => {
-    const first = await getJson<EventPage>(app, '/api/v1/events?limit=10');
-    const second = await getJson<EventPage>(app, '/api/v1/events?limit=5&offset=5');
+    const first = await getJson<EventPage>(client, '/api/v1/events?limit=10');
+    const second = await getJson<EventPage>(client, '/api/v1/events?limit=5&offset=5');
     assert.deepEqual(
       second.body.data.map((d) => d.contract.id),
       first.body.data.slice(5).map((d) => d.contract.id),
@@ -67,23 +69,22 @@ describe('GET /api/v1/events', () => {
   });
 
   test('filters by ticker (case-insensitive), agency, classification and date range', async () => {
-    const byTicker = await getJson<EventPage>(app, '/api/v1/events?ticker=lmt&limit=200');
+    const byTicker = await getJson<EventPage>(client, '/api/v1/events?ticker=lmt&limit=200');
     assert.ok(byTicker.body.data.length > 0);
     assert.ok(byTicker.body.data.every((d) => d.contract.ticker === 'LMT'));
     assertNewestFirst(byTicker.body);
 
-    const byAgency = await getJson<EventPage>(
-      app,
+    const byAgency = await getJson<EventPage>(client,
       '/api/v1/events?agency=department%20of%20defense&limit=20',
     );
     assert.ok(byAgency.body.data.length > 0);
     assert.ok(byAgency.body.data.every((d) => d.contract.awarding_agency === 'Department of Defense'));
 
-    const byClass = await getJson<EventPage>(app, '/api/v1/events?classification=aircraft&limit=20');
+    const byClass = await getJson<EventPage>(client, '/api/v1/events?classification=aircraft&limit=20');
     assert.ok(byClass.body.data.length > 0);
     assert.ok(byClass.body.data.every((d) => d.contract.nlp_classification === 'aircraft'));
 
-    const byDate = await getJson<EventPage>(app, '/api/v1/events?from=2023-03-01&to=2023-03-31&limit=200');
+    const byDate = await getJson<EventPage>(client, '/api/v1/events?from=2023-03-01&to=2023-03-31&limit=200');
     assert.ok(byDate.body.data.length > 0);
     assert.ok(
       byDate.body.data.every(
@@ -93,14 +94,14 @@ describe('GET /api/v1/events', () => {
   });
 
   test('/api/v1/contracts answers exactly like /api/v1/events', async () => {
-    const events = await getJson(app, '/api/v1/events?ticker=GD&limit=7&offset=3');
-    const contracts = await getJson(app, '/api/v1/contracts?ticker=GD&limit=7&offset=3');
+    const events = await getJson(client, '/api/v1/events?ticker=GD&limit=7&offset=3');
+    const contracts = await getJson(client, '/api/v1/contracts?ticker=GD&limit=7&offset=3');
     assert.equal(contracts.status, 200);
     assert.deepEqual(contracts.body, events.body);
   });
 
   test('engine=regime-aware joins that engine’s signals', async () => {
-    const { body } = await getJson<EventPage>(app, '/api/v1/events?engine=regime-aware&limit=5');
+    const { body } = await getJson<EventPage>(client, '/api/v1/events?engine=regime-aware&limit=5');
     assert.ok(body.data.every((d) => d.signal?.engine_name === 'regime-aware'));
   });
 
@@ -121,7 +122,7 @@ describe('GET /api/v1/events', () => {
   ];
   for (const [query, message] of bad) {
     test(`rejects ${query} with 400 in the error envelope`, async () => {
-      const { status, body } = await getJson<Envelope>(app, `/api/v1/events?${query}`);
+      const { status, body } = await getJson<Envelope>(client, `/api/v1/events?${query}`);
       assert.equal(status, 400);
       assert.equal(body.error.status, 400);
       assert.match(body.error.message, message);

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, getJson, testApp } from '../support/app.ts';
+import { type Envelope, getJson, type Injector, keyedClient, testApp } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 
 interface Candle {
@@ -17,9 +17,11 @@ interface Candle {
 
 let db: Db;
 let app: App;
+let client: Injector;
 before(async () => {
   db = await seededDb();
   app = await testApp(db);
+  client = await keyedClient(app, db);
 });
 after(async () => {
   await app.close();
@@ -31,7 +33,7 @@ const ascending = (candles: Candle[]) =>
 
 describe('GET /api/v1/market/candles/{ticker}', () => {
   test('defaults to the latest 500 bars, ascending', async () => {
-    const { status, body } = await getJson<Candle[]>(app, '/api/v1/market/candles/SPY');
+    const { status, body } = await getJson<Candle[]>(client, '/api/v1/market/candles/SPY');
     assert.equal(status, 200);
     assert.equal(body.length, 500);
     assert.ok(ascending(body));
@@ -40,19 +42,19 @@ describe('GET /api/v1/market/candles/{ticker}', () => {
   });
 
   test('honours from, to and limit up to 5000', async () => {
-    const { body } = await getJson<Candle[]>(app, '/api/v1/market/candles/ita?from=2024-01-01&to=2024-01-31');
+    const { body } = await getJson<Candle[]>(client, '/api/v1/market/candles/ita?from=2024-01-01&to=2024-01-31');
     assert.equal(body[0]?.date, '2024-01-02');
     assert.ok(body.every((c) => c.date >= '2024-01-01' && c.date <= '2024-01-31'));
-    const many = await getJson<Candle[]>(app, '/api/v1/market/candles/SPY?limit=5000');
+    const many = await getJson<Candle[]>(client, '/api/v1/market/candles/SPY?limit=5000');
     assert.equal(many.body.length, 5000);
-    const over = await getJson<Envelope>(app, '/api/v1/market/candles/SPY?limit=5001');
+    const over = await getJson<Envelope>(client, '/api/v1/market/candles/SPY?limit=5001');
     assert.equal(over.status, 400);
   });
 
   test('serves contractor tickers whose candles were imported; 404 for unknown tickers', async () => {
-    const lmt = await getJson<Candle[]>(app, '/api/v1/market/candles/LMT?limit=5');
+    const lmt = await getJson<Candle[]>(client, '/api/v1/market/candles/LMT?limit=5');
     assert.equal(lmt.body.length, 5);
-    const unknown = await getJson<Envelope>(app, '/api/v1/market/candles/ZZZZ');
+    const unknown = await getJson<Envelope>(client, '/api/v1/market/candles/ZZZZ');
     assert.equal(unknown.status, 404);
     assert.match(unknown.body.error.message, /unknown ticker: ZZZZ/);
   });
@@ -60,8 +62,7 @@ describe('GET /api/v1/market/candles/{ticker}', () => {
 
 describe('GET /api/v1/benchmarks', () => {
   test('serves SPY, XLI and ITA; the ticker is required and checked', async () => {
-    const { status, body } = await getJson<Candle[]>(
-      app,
+    const { status, body } = await getJson<Candle[]>(client,
       '/api/v1/benchmarks?ticker=xli&from=2024-03-01&to=2024-03-08',
     );
     assert.equal(status, 200);
@@ -69,10 +70,10 @@ describe('GET /api/v1/benchmarks', () => {
       body.map((c) => c.date),
       ['2024-03-01', '2024-03-04', '2024-03-05', '2024-03-06', '2024-03-07', '2024-03-08'],
     );
-    const missing = await getJson<Envelope>(app, '/api/v1/benchmarks');
+    const missing = await getJson<Envelope>(client, '/api/v1/benchmarks');
     assert.equal(missing.status, 400);
     assert.match(missing.body.error.message, /"ticker": is required/);
-    const other = await getJson<Envelope>(app, '/api/v1/benchmarks?ticker=LMT');
+    const other = await getJson<Envelope>(client, '/api/v1/benchmarks?ticker=LMT');
     assert.equal(other.status, 400);
     assert.match(other.body.error.message, /SPY, XLI, ITA/);
   });
@@ -89,7 +90,7 @@ describe('GET /api/v1/companies/{ticker}', () => {
         aliases: string[];
       };
       recent_contracts: { award_date: string; ticker: string }[];
-    }>(app, '/api/v1/companies/lmt');
+    }>(client, '/api/v1/companies/lmt');
     assert.equal(status, 200);
     assert.equal(body.company.ticker, 'LMT');
     assert.equal(body.company.sector, 'Industrials');
@@ -104,8 +105,8 @@ describe('GET /api/v1/companies/{ticker}', () => {
   });
 
   test('answers 404 for an unknown ticker and 400 for a malformed one', async () => {
-    assert.equal((await getJson(app, '/api/v1/companies/ZZZZZ')).status, 404);
-    assert.equal((await getJson(app, '/api/v1/companies/not%20a%20ticker')).status, 400);
+    assert.equal((await getJson(client, '/api/v1/companies/ZZZZZ')).status, 404);
+    assert.equal((await getJson(client, '/api/v1/companies/not%20a%20ticker')).status, 400);
   });
 });
 
@@ -114,30 +115,28 @@ describe('GET /api/v1/regimes and /api/v1/predictions', () => {
     const { body } = await getJson<{
       data: { dominant: string; contract_id: string; as_of: string }[];
       pagination: unknown;
-    }>(app, '/api/v1/regimes');
+    }>(client, '/api/v1/regimes');
     assert.equal(body.data.length, 50);
     assert.deepEqual(body.pagination, { limit: 50, offset: 0, count: 50 });
     const dominant = body.data[0]?.dominant ?? 'risk_on';
-    const filtered = await getJson<{ data: { dominant: string }[] }>(
-      app,
+    const filtered = await getJson<{ data: { dominant: string }[] }>(client,
       `/api/v1/regimes?dominant=${dominant}&limit=200`,
     );
     assert.ok(filtered.body.data.length > 0 && filtered.body.data.every((r) => r.dominant === dominant));
     const one = body.data[0]?.contract_id ?? '';
-    const byContract = await getJson<{ data: { contract_id: string }[] }>(
-      app,
+    const byContract = await getJson<{ data: { contract_id: string }[] }>(client,
       `/api/v1/regimes?contract_id=${one}`,
     );
     assert.deepEqual(
       byContract.body.data.map((r) => r.contract_id),
       [one],
     );
-    assert.equal((await getJson(app, '/api/v1/regimes?offset=10')).status, 400);
-    assert.equal((await getJson(app, '/api/v1/regimes?dominant=sideways')).status, 400);
+    assert.equal((await getJson(client, '/api/v1/regimes?offset=10')).status, 400);
+    assert.equal((await getJson(client, '/api/v1/regimes?dominant=sideways')).status, 400);
   });
 
   test('predictions are an empty set with a note', async () => {
-    const { status, body } = await getJson<{ data: unknown[]; note: string }>(app, '/api/v1/predictions');
+    const { status, body } = await getJson<{ data: unknown[]; note: string }>(client, '/api/v1/predictions');
     assert.equal(status, 200);
     assert.deepEqual(body.data, []);
     assert.match(body.note, /later phase/);

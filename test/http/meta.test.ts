@@ -2,14 +2,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, getJson, testApp } from '../support/app.ts';
+import { type Envelope, getJson, type Injector, keyedClient, testApp } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 
 let db: Db;
 let app: App;
+let client: Injector;
 before(async () => {
   db = await seededDb();
   app = await testApp(db);
+  client = await keyedClient(app, db);
 });
 after(async () => {
   await app.close();
@@ -23,7 +25,7 @@ describe('GET /api/v1/health', () => {
       db: { ok: boolean };
       engines: { name: string; version: string; tier: string }[];
       now: string;
-    }>(app, '/api/v1/health');
+    }>(client, '/api/v1/health');
     assert.equal(status, 200);
     assert.equal(body.ok, true);
     assert.deepEqual(body.db, { ok: true });
@@ -41,23 +43,23 @@ describe('GET /api/v1/health', () => {
 
 describe('unknown routes, wrong methods and odd input', () => {
   test('unknown path is 404 in the envelope', async () => {
-    const { status, body } = await getJson<Envelope>(app, '/api/v1/nothing-here');
+    const { status, body } = await getJson<Envelope>(client, '/api/v1/nothing-here');
     assert.equal(status, 404);
     assert.equal(body.error.code, 'not_found');
   });
 
   test('a known path with the wrong method is 405 with Allow', async () => {
-    const res = await app.inject({ method: 'DELETE', url: '/api/v1/events' });
+    const res = await client.inject({ method: 'DELETE', url: '/api/v1/events' });
     assert.equal(res.statusCode, 405);
     assert.equal(res.headers.allow, 'GET');
     assert.equal(res.json<Envelope>().error.status, 405);
-    const put = await app.inject({ method: 'PUT', url: '/api/v1/contracts/CONT_AWD_X/score' });
+    const put = await client.inject({ method: 'PUT', url: '/api/v1/contracts/CONT_AWD_X/score' });
     assert.equal(put.statusCode, 405);
     assert.equal(put.headers.allow, 'GET, POST');
   });
 
   test('a body on POST score that is not JSON is refused cleanly', async () => {
-    const res = await app.inject({
+    const res = await client.inject({
       method: 'POST',
       url: '/api/v1/contracts/CONT_AWD_X/score',
       headers: { 'content-type': 'application/json' },
@@ -94,7 +96,7 @@ describe('unknown routes, wrong methods and odd input', () => {
       '//api//v1//events',
     ];
     for (const path of paths) {
-      const res = await app.inject({ method: 'GET', url: path });
+      const res = await client.inject({ method: 'GET', url: path });
       assert.ok(res.statusCode < 500, `${path} answered ${res.statusCode}`);
       if (res.statusCode >= 400) {
         const body = res.json<Envelope>();

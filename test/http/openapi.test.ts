@@ -5,7 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { testApp } from '../support/app.ts';
+import { type Injector, keyedClient, testApp } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 
 interface OpenApiDoc {
@@ -18,10 +18,12 @@ interface OpenApiDoc {
 
 let db: Db;
 let app: App;
+let client: Injector;
 let doc: OpenApiDoc;
 before(async () => {
   db = await seededDb();
   app = await testApp(db);
+  client = await keyedClient(app, db);
   doc = app.swagger() as unknown as OpenApiDoc;
 });
 after(async () => {
@@ -80,7 +82,7 @@ describe('OpenAPI document', () => {
       ['get', '/api/v1/events', '/api/v1/events?limit=0'],
     ];
     for (const [method, path, url] of calls) {
-      const res = await app.inject({ method: method === 'post' ? 'POST' : 'GET', url });
+      const res = await client.inject({ method: method === 'post' ? 'POST' : 'GET', url });
       const schema =
         doc.paths[path]?.[method]?.responses[String(res.statusCode)]?.content?.['application/json']?.schema;
       assert.ok(schema, `${method} ${path} documents status ${res.statusCode}`);

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { getCompany } from '../../store/market.ts';
+import { access } from '../access.ts';
 import { errors } from '../errors.ts';
 import { errorResponses, Query, TickerParam } from '../schemas/common.ts';
 import { CompanyResponse } from '../schemas/resources.ts';
@@ -11,6 +12,7 @@ export function registerCompanies(app: App, { db }: Services): void {
   app.get(
     '/api/v1/companies/:ticker',
     {
+      config: access.read,
       schema: {
         tags: ['companies'],
         summary: `Company record with its ${RECENT_CONTRACTS} most recent contracts`,

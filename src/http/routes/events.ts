@@ -6,8 +6,9 @@ import { scoreContract } from '../../pipeline/score.ts';
 import { getEvent, listEvents } from '../../store/events.ts';
 import { candleSeries, getRegime } from '../../store/market.ts';
 import { latestSignal } from '../../store/signals.ts';
+import { access } from '../access.ts';
 import { errors } from '../errors.ts';
-import { checkDateRange, pickEngine, upper } from '../params.ts';
+import { checkDateRange, pickEngine, upper, visibleSignal } from '../params.ts';
 import {
   DateString,
   EngineParam,
@@ -52,6 +53,7 @@ export function registerEvents(app: App, services: Services): void {
     app.get(
       path,
       {
+        config: access.read,
         schema: {
           tags: ['events'],
           summary,
@@ -62,10 +64,10 @@ export function registerEvents(app: App, services: Services): void {
       async (request) => {
         const q = request.query;
         checkDateRange(q.from, q.to);
-        const engine = pickEngine(q.engine);
+        const engine = pickEngine(request, q.engine);
         const data = await listEvents(db, { ...q, ticker: upper(q.ticker), engine: engine.name });
         return {
-          data: data.map(withoutRationale),
+          data: data.map((item) => ({ ...item, signal: item.signal && visibleSignal(request, item.signal) })),
           pagination: { limit: q.limit, offset: q.offset, count: data.length },
         };
       },
@@ -75,6 +77,7 @@ export function registerEvents(app: App, services: Services): void {
   app.get(
     '/api/v1/contracts/:id',
     {
+      config: access.read,
       schema: {
         tags: ['events'],
         summary: 'One contract with its latest default-engine signal, weekly prices, regime and decay',
@@ -85,7 +88,7 @@ export function registerEvents(app: App, services: Services): void {
     },
     async (request) => {
       const { id } = request.params;
-      const event = await getEvent(db, id, pickEngine(undefined).name);
+      const event = await getEvent(db, id, pickEngine(request, undefined).name);
       if (!event) throw errors.contractNotFound(id);
       const { contract, signal } = event;
       const window = weeklyWindow(contract.award_date);
@@ -98,7 +101,7 @@ export function registerEvents(app: App, services: Services): void {
         : null;
       return {
         contract,
-        signal: signal && stripRationale(signal),
+        signal: signal && visibleSignal(request, signal),
         weekly_prices: weeklyBars(candles),
         regime,
         decay: decayed,
@@ -109,6 +112,7 @@ export function registerEvents(app: App, services: Services): void {
   app.get(
     '/api/v1/contracts/:id/score',
     {
+      config: access.read,
       schema: {
         tags: ['events'],
         summary: "The contract's most recent signal under an engine",
@@ -118,16 +122,17 @@ export function registerEvents(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const engine = pickEngine(request.query.engine);
+      const engine = pickEngine(request, request.query.engine);
       const signal = await latestSignal(db, request.params.id, engine.name);
       if (!signal) throw errors.signalNotFound(request.params.id, engine.name);
-      return { signal: stripRationale(signal) };
+      return { signal: visibleSignal(request, signal) };
     },
   );
 
   app.post(
     '/api/v1/contracts/:id/score',
     {
+      config: access.write,
       schema: {
         tags: ['events'],
         summary: 'Compute or recompute the score; idempotent per (contract, engine, engine version)',
@@ -137,20 +142,10 @@ export function registerEvents(app: App, services: Services): void {
       },
     },
     async (request) => {
-      const engine = pickEngine(request.query.engine);
+      const engine = pickEngine(request, request.query.engine);
       const result = await scoreContract(db, request.params.id, engine, services.now());
       if (!result) throw errors.contractNotFound(request.params.id);
-      return { signal: stripRationale(result.signal) };
+      return { signal: visibleSignal(request, result.signal) };
     },
   );
-}
-
-/** Rationale is for the intelligence tier; keys and tiers arrive with the auth layer. */
-function stripRationale<T extends { rationale?: unknown }>(signal: T): Omit<T, 'rationale'> {
-  const { rationale: _dropped, ...rest } = signal;
-  return rest;
-}
-
-function withoutRationale<T extends { signal: { rationale?: unknown } | null }>(item: T) {
-  return { ...item, signal: item.signal && stripRationale(item.signal) };
 }

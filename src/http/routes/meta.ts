@@ -1,4 +1,5 @@
 import { ENGINES } from '../../domain/engines/index.ts';
+import { access } from '../access.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
 import { Health } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
@@ -7,6 +8,7 @@ export function registerMeta(app: App, { db, now }: Services): void {
   app.get(
     '/api/v1/health',
     {
+      config: access.public,
       schema: {
         tags: ['meta'],
         summary: 'Service health',
@@ -31,6 +33,7 @@ export function registerMeta(app: App, { db, now }: Services): void {
   app.get(
     '/api/v1/openapi.json',
     {
+      config: access.public,
       schema: {
         tags: ['meta'],
         summary: 'OpenAPI 3.1 description of this API',

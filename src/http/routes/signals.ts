@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { listSignals } from '../../store/signals.ts';
-import { pickEngine, upper } from '../params.ts';
+import { access } from '../access.ts';
+import { pickEngine, upper, visibleSignal } from '../params.ts';
 import { EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
 import { SignalList } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
@@ -20,6 +21,7 @@ export function registerSignals(app: App, { db }: Services): void {
   app.get(
     '/api/v1/signals',
     {
+      config: access.read,
       schema: {
         tags: ['signals'],
         summary: "Signals of an engine's current version ranked by signal_score, each with its contract",
@@ -29,7 +31,7 @@ export function registerSignals(app: App, { db }: Services): void {
     },
     async (request) => {
       const q = request.query;
-      const engine = pickEngine(q.engine);
+      const engine = pickEngine(request, q.engine);
       const data = await listSignals(db, {
         engine: engine.name,
         engineVersion: engine.version,
@@ -39,7 +41,10 @@ export function registerSignals(app: App, { db }: Services): void {
         limit: q.limit,
         offset: q.offset,
       });
-      const items = data.map(({ signal: { rationale: _r, ...signal }, contract }) => ({ signal, contract }));
+      const items = data.map(({ signal, contract }) => ({
+        signal: visibleSignal(request, signal),
+        contract,
+      }));
       return { data: items, pagination: { limit: q.limit, offset: q.offset, count: items.length } };
     },
   );

@@ -1,0 +1,104 @@
+import { randomBytes } from 'node:crypto';
+import { Redis, type Result } from 'ioredis';
+import type { LimitDecision, RateLimiter } from './limiter.ts';
+
+/**
+ * The whole decision in one script, so it is atomic across every instance sharing the Redis:
+ * forget entries that left the window, count, admit (ZADD) only below the limit, refresh the TTL,
+ * and report the oldest counted entry for X-RateLimit-Reset. Scores are the caller's ms timestamps;
+ * the cutoff is computed by the caller too, so no float formatting happens in Lua.
+ *
+ * KEYS[1] bucket key; ARGV: now, cutoff (now - window), limit, window ms, unique member.
+ * Returns { allowed 0|1, count after the decision, oldest score or nil }.
+ */
+const SLIDING_LOG_LUA = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+local count = redis.call('ZCARD', KEYS[1])
+local allowed = 0
+if count < tonumber(ARGV[3]) then
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[5])
+  count = count + 1
+  allowed = 1
+end
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return { allowed, count, oldest[2] or false }
+`;
+
+const COMMAND = 'marketIntelSlidingLog';
+
+declare module 'ioredis' {
+  interface RedisCommander<Context> {
+    marketIntelSlidingLog(
+      key: string,
+      now: string,
+      cutoff: string,
+      limit: string,
+      windowMs: string,
+      member: string,
+    ): Result<[number, number, string | null], Context>;
+  }
+}
+
+export interface RedisLimiterOptions {
+  /** Prefix of every bucket key (default `mi:rl:`); tests isolate themselves with a random one. */
+  keyPrefix?: string;
+  /** Quit the client on close(): true when the limiter opened the connection itself. */
+  ownsClient?: boolean;
+}
+
+/**
+ * Sliding-log limiter shared by every instance through a Redis sorted set per bucket (DESIGN §4).
+ *
+ * Time comes from the caller (`now`, default Date.now()), not from Redis TIME: the decision's resetAt
+ * is then on the same clock as the instance writing the headers, and tests can inject time. The cost
+ * is that instances must keep their clocks in sync (NTP); a skew of d ms shifts one instance's view
+ * of the window by d ms, it never lets the count exceed the limit at any single instant.
+ */
+export class RedisLimiter implements RateLimiter {
+  readonly redis: Redis;
+  readonly keyPrefix: string;
+  readonly #ownsClient: boolean;
+  /** Members are `now:instance:sequence`, so two requests in the same millisecond never collide. */
+  readonly #instance = randomBytes(6).toString('base64url');
+  #sequence = 0;
+
+  constructor(redis: Redis, options: RedisLimiterOptions = {}) {
+    this.redis = redis;
+    this.keyPrefix = options.keyPrefix ?? 'mi:rl:';
+    this.#ownsClient = options.ownsClient ?? false;
+    redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: SLIDING_LOG_LUA });
+  }
+
+  async hit(bucket: string, limit: number, windowMs: number, now = Date.now()): Promise<LimitDecision> {
+    const member = `${now}:${this.#instance}:${(this.#sequence++).toString(36)}`;
+    const [allowed, count, oldest] = await this.redis.marketIntelSlidingLog(
+      this.keyPrefix + bucket,
+      String(now),
+      String(now - windowMs),
+      String(limit),
+      String(windowMs),
+      member,
+    );
+    return {
+      allowed: allowed === 1,
+      limit,
+      remaining: allowed === 1 ? Math.max(0, limit - count) : 0,
+      resetAt: oldest === null ? now + windowMs : Number(oldest) + windowMs,
+    };
+  }
+
+  async close(): Promise<void> {
+    if (this.#ownsClient) await this.redis.quit();
+  }
+}
+
+/**
+ * A limiter on its own connection. Commands fail after a couple of retries instead of queueing
+ * forever while Redis is down, so a request sees an error (the caller decides to fail open or closed)
+ * rather than hanging.
+ */
+export function createRedisLimiter(url: string, keyPrefix?: string): RedisLimiter {
+  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  return new RedisLimiter(redis, { keyPrefix, ownsClient: true });
+}

@@ -1,0 +1,62 @@
+import { generateKey } from '../domain/keys.ts';
+import { type KeyMode, keyQuotaProblem, type Plan, type Scope, scopeProblem } from '../domain/plans.ts';
+import {
+  type ApiKey,
+  countActiveKeys,
+  createUser,
+  EmailTakenError,
+  getUser,
+  insertKey,
+  type User,
+} from '../store/accounts.ts';
+import type { Db } from '../store/db.ts';
+
+/** A broken account rule; the http layer maps `kind` to a status. */
+export class AccountRuleError extends Error {
+  constructor(
+    readonly kind: 'not_found' | 'forbidden' | 'conflict' | 'invalid',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export async function createAccount(
+  db: Db,
+  input: { email: string; plan: Plan; isAdmin?: boolean; passwordHash?: string | null },
+): Promise<User> {
+  try {
+    return await createUser(db, {
+      email: input.email.trim(),
+      plan: input.plan,
+      isAdmin: input.isAdmin ?? false,
+      passwordHash: input.passwordHash ?? null,
+    });
+  } catch (error) {
+    if (error instanceof EmailTakenError) throw new AccountRuleError('conflict', error.message);
+    throw error;
+  }
+}
+
+/**
+ * Issues a key within the plan's rules (live keys only where the plan allows, key maxima, admin scope
+ * only for admins). The raw key is returned here and never again.
+ */
+export async function issueKey(
+  db: Db,
+  input: { userId: string; name: string; scopes: Scope[]; mode: KeyMode },
+): Promise<{ key: ApiKey; secret: string }> {
+  const user = await getUser(db, input.userId);
+  if (!user) throw new AccountRuleError('not_found', `user not found: ${input.userId}`);
+  const scopes = [...new Set(input.scopes)];
+  const scopeIssue = scopeProblem(scopes, user.is_admin);
+  if (scopeIssue) throw new AccountRuleError(scopes.length ? 'forbidden' : 'invalid', scopeIssue);
+  const generated = generateKey(input.mode);
+  const key = await db.transaction(async (tx) => {
+    const active = await countActiveKeys(tx, user.id, input.mode);
+    const quotaIssue = keyQuotaProblem(user.plan, input.mode, active);
+    if (quotaIssue) throw new AccountRuleError('forbidden', quotaIssue);
+    return insertKey(tx, { userId: user.id, name: input.name, mode: input.mode, scopes, key: generated });
+  });
+  return { key, secret: generated.raw };
+}

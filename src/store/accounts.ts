@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import type { NewKey } from '../domain/keys.ts';
+import type { KeyMode, Plan, Scope } from '../domain/plans.ts';
+import type { Queryable } from './db.ts';
+
+export interface User {
+  id: string;
+  email: string;
+  plan: Plan;
+  is_admin: boolean;
+  created_at: string;
+}
+
+export interface ApiKey {
+  id: string;
+  user_id: string;
+  name: string;
+  mode: KeyMode;
+  scopes: Scope[];
+  display_prefix: string;
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
+
+/** A key as authentication sees it: the key, its owner's plan and admin flag. */
+export interface KeyPrincipal extends ApiKey {
+  hash: string;
+  plan: Plan;
+  is_admin: boolean;
+}
+
+const USER_COLUMNS = 'u.id, u.email, u.plan, u.is_admin, u.created_at';
+const KEY_COLUMNS =
+  'k.id, k.user_id, k.name, k.mode, k.scopes, k.display_prefix, k.created_at, k.last_used_at, k.revoked_at';
+
+export class EmailTakenError extends Error {}
+
+export async function createUser(
+  db: Queryable,
+  input: { email: string; plan: Plan; isAdmin: boolean; passwordHash: string | null },
+): Promise<User> {
+  const taken = await db.query('SELECT 1 FROM users WHERE lower(email) = lower($1)', [input.email]);
+  if (taken.length) throw new EmailTakenError(`a user with email ${input.email} exists`);
+  const rows = await db.query<User>(
+    `INSERT INTO users AS u (id, email, password_hash, plan, is_admin) VALUES ($1, $2, $3, $4, $5)
+     RETURNING ${USER_COLUMNS}`,
+    [randomUUID(), input.email, input.passwordHash, input.plan, input.isAdmin],
+  );
+  const user = rows[0];
+  if (!user) throw new Error('insert returned no row');
+  return user;
+}
+
+export async function getUser(db: Queryable, id: string): Promise<User | null> {
+  const rows = await db.query<User>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function findUserByEmail(db: Queryable, email: string): Promise<User | null> {
+  const rows = await db.query<User>(`SELECT ${USER_COLUMNS} FROM users u WHERE lower(u.email) = lower($1)`, [
+    email,
+  ]);
+  return rows[0] ?? null;
+}
+
+export async function setUserPlan(db: Queryable, id: string, plan: Plan): Promise<User | null> {
+  const rows = await db.query<User>(
+    `UPDATE users u SET plan = $2 WHERE u.id = $1 RETURNING ${USER_COLUMNS}`,
+    [id, plan],
+  );
+  return rows[0] ?? null;
+}
+
+/** Locks the user row so concurrent key creations count each other. */
+export async function countActiveKeys(tx: Queryable, userId: string, mode: KeyMode): Promise<number> {
+  await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  const rows = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM api_keys WHERE user_id = $1 AND mode = $2 AND revoked_at IS NULL',
+    [userId, mode],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+export async function insertKey(
+  tx: Queryable,
+  input: { userId: string; name: string; mode: KeyMode; scopes: Scope[]; key: NewKey },
+): Promise<ApiKey> {
+  const rows = await tx.query<ApiKey>(
+    `INSERT INTO api_keys AS k (id, user_id, name, mode, scopes, hash, display_prefix)
+     VALUES ($1, $2, $3, $4, $5::text[], $6, $7) RETURNING ${KEY_COLUMNS}`,
+    [
+      randomUUID(),
+      input.userId,
+      input.name,
+      input.mode,
+      input.scopes,
+      input.key.hash,
+      input.key.displayPrefix,
+    ],
+  );
+  const key = rows[0];
+  if (!key) throw new Error('insert returned no row');
+  return key;
+}
+
+/** Revokes once; revoking a revoked key returns it unchanged. */
+export async function revokeKey(db: Queryable, id: string, now: Date): Promise<ApiKey | null> {
+  const rows = await db.query<ApiKey>(
+    `UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, $2) WHERE k.id = $1 RETURNING ${KEY_COLUMNS}`,
+    [id, now.toISOString()],
+  );
+  return rows[0] ?? null;
+}
+
+export async function listKeys(db: Queryable, userId: string): Promise<ApiKey[]> {
+  return db.query<ApiKey>(
+    `SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.user_id = $1 ORDER BY k.created_at, k.id`,
+    [userId],
+  );
+}
+
+export async function findKeyByHash(db: Queryable, hash: string): Promise<KeyPrincipal | null> {
+  const rows = await db.query<KeyPrincipal>(
+    `SELECT ${KEY_COLUMNS}, k.hash, u.plan, u.is_admin FROM api_keys k JOIN users u ON u.id = k.user_id
+     WHERE k.hash = $1`,
+    [hash],
+  );
+  return rows[0] ?? null;
+}
