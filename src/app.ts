@@ -73,10 +73,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   installErrorHandling(app);
-  installAuth(app, services);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  installAuth(app, services);
   await app.register(swagger, openApiOptions);
 
   registerMeta(app, services);

@@ -111,7 +111,8 @@ describe('GET and POST /api/v1/contracts/{id}/score', () => {
     await db.query("DELETE FROM signals WHERE contract_id = $1 AND engine_name = 'regime-aware'", [
       contractId,
     ]);
-    const { status, body } = await getJson<Envelope>(client,
+    const { status, body } = await getJson<Envelope>(
+      client,
       `/api/v1/contracts/${contractId}/score?engine=regime-aware`,
     );
     assert.equal(status, 404);
@@ -147,7 +148,8 @@ describe('GET /api/v1/signals', () => {
   });
 
   test('since bounds computed_at; a future bound returns nothing', async () => {
-    const { body } = await getJson<{ data: unknown[]; pagination: { count: number } }>(client,
+    const { body } = await getJson<{ data: unknown[]; pagination: { count: number } }>(
+      client,
       '/api/v1/signals?since=2999-01-01T00:00:00Z',
     );
     assert.equal(body.pagination.count, 0);

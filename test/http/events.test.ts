@@ -74,7 +74,8 @@ describe('GET /api/v1/events', () => {
     assert.ok(byTicker.body.data.every((d) => d.contract.ticker === 'LMT'));
     assertNewestFirst(byTicker.body);
 
-    const byAgency = await getJson<EventPage>(client,
+    const byAgency = await getJson<EventPage>(
+      client,
       '/api/v1/events?agency=department%20of%20defense&limit=20',
     );
     assert.ok(byAgency.body.data.length > 0);

@@ -42,7 +42,10 @@ describe('GET /api/v1/market/candles/{ticker}', () => {
   });
 
   test('honours from, to and limit up to 5000', async () => {
-    const { body } = await getJson<Candle[]>(client, '/api/v1/market/candles/ita?from=2024-01-01&to=2024-01-31');
+    const { body } = await getJson<Candle[]>(
+      client,
+      '/api/v1/market/candles/ita?from=2024-01-01&to=2024-01-31',
+    );
     assert.equal(body[0]?.date, '2024-01-02');
     assert.ok(body.every((c) => c.date >= '2024-01-01' && c.date <= '2024-01-31'));
     const many = await getJson<Candle[]>(client, '/api/v1/market/candles/SPY?limit=5000');
@@ -62,7 +65,8 @@ describe('GET /api/v1/market/candles/{ticker}', () => {
 
 describe('GET /api/v1/benchmarks', () => {
   test('serves SPY, XLI and ITA; the ticker is required and checked', async () => {
-    const { status, body } = await getJson<Candle[]>(client,
+    const { status, body } = await getJson<Candle[]>(
+      client,
       '/api/v1/benchmarks?ticker=xli&from=2024-03-01&to=2024-03-08',
     );
     assert.equal(status, 200);
@@ -119,12 +123,14 @@ describe('GET /api/v1/regimes and /api/v1/predictions', () => {
     assert.equal(body.data.length, 50);
     assert.deepEqual(body.pagination, { limit: 50, offset: 0, count: 50 });
     const dominant = body.data[0]?.dominant ?? 'risk_on';
-    const filtered = await getJson<{ data: { dominant: string }[] }>(client,
+    const filtered = await getJson<{ data: { dominant: string }[] }>(
+      client,
       `/api/v1/regimes?dominant=${dominant}&limit=200`,
     );
     assert.ok(filtered.body.data.length > 0 && filtered.body.data.every((r) => r.dominant === dominant));
     const one = body.data[0]?.contract_id ?? '';
-    const byContract = await getJson<{ data: { contract_id: string }[] }>(client,
+    const byContract = await getJson<{ data: { contract_id: string }[] }>(
+      client,
       `/api/v1/regimes?contract_id=${one}`,
     );
     assert.deepEqual(

@@ -135,7 +135,9 @@ describe('MemoryLimiter', () => {
   });
 });
 
-describe('RedisLimiter', { skip: REDIS_URL ? false : 'REDIS_URL is not set (CI sets it on its second pass)' }, () => {
+describe('RedisLimiter', {
+  skip: REDIS_URL ? false : 'REDIS_URL is not set (CI sets it on its second pass)',
+}, () => {
   const prefix = `mi:test:${randomBytes(6).toString('hex')}:`;
   // Two instances on two connections, sharing one Redis: the cluster case.
   const limiters: RedisLimiter[] = REDIS_URL

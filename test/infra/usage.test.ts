@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { afterEach, beforeEach, describe, test } from 'node:test';
+import { after, before, describe, test } from 'node:test';
 import { UsageRecorder, usageSeries } from '../../src/infra/usage.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { freshDb } from '../support/db.ts';
@@ -10,32 +10,41 @@ const T0 = Date.UTC(2025, 2, 10, 14, 30, 0);
 const at = (ms: number) => new Date(T0 + ms);
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
 
+// One database for the file (every test uses its own random key ids): a fresh PGlite costs seconds.
 let db: Db;
-beforeEach(async () => {
+before(async () => {
   db = await freshDb();
 });
-afterEach(async () => {
+after(async () => {
   await db.close();
 });
 
-/** Passes queries through to the database, counting them; `hold()` parks the next query until released. */
+/**
+ * Passes queries through to the database, counting them. `hold()` parks the next query until
+ * released; `entered` settles once that query has been issued.
+ */
 function spy(target: Queryable) {
   let gate: Promise<void> | null = null;
+  let onEnter = () => {};
   let failures = 0;
   const state = {
     queries: 0,
-    hold(): () => void {
+    hold(): { entered: Promise<void>; release: () => void } {
       let release = () => {};
       gate = new Promise((resolve) => {
         release = resolve;
       });
-      return release;
+      const entered = new Promise<void>((resolve) => {
+        onEnter = resolve;
+      });
+      return { entered, release };
     },
     failNext(count = 1): void {
       failures = count;
     },
     async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
       state.queries += 1;
+      onEnter();
       if (gate) await gate;
       gate = null;
       if (failures > 0) {
@@ -48,11 +57,11 @@ function spy(target: Queryable) {
   return state;
 }
 
-async function counts(keyId?: string) {
+async function counts(...keyIds: string[]) {
   const rows = await db.query<{ key_id: string; minute: string; requests: number; errors: number }>(
     `SELECT key_id::text, minute, requests, errors FROM usage_minutely
-     WHERE $1::uuid IS NULL OR key_id = $1 ORDER BY key_id, minute`,
-    [keyId ?? null],
+     WHERE key_id = ANY($1::uuid[]) ORDER BY key_id, minute`,
+    [keyIds],
   );
   return rows.map((r) => ({ ...r, minute: new Date(r.minute).toISOString() }));
 }
@@ -121,7 +130,7 @@ describe('UsageRecorder', () => {
     assert.equal(counting.queries, 1);
     await recorder.flush();
     assert.equal(counting.queries, 1, 'nothing pending, nothing written');
-    const rows = await counts();
+    const rows = await counts(...keys);
     assert.equal(rows.length, 3 * 5);
     assert.equal(
       rows.reduce((sum, r) => sum + r.requests, 0),
@@ -145,8 +154,9 @@ describe('UsageRecorder', () => {
     const gated = spy(db);
     const recorder = new UsageRecorder(gated);
     recorder.record(key, 200, at(0));
-    const release = gated.hold();
+    const { entered, release } = gated.hold();
     const flushing = recorder.flush();
+    await entered;
     recorder.record(key, 200, at(1));
     recorder.record(key, 404, at(2));
     release();
