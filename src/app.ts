@@ -61,7 +61,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   const now = deps.now ?? (() => new Date());
-  const limiter = deps.limiter ?? (await createLimiter(deps.config));
+  const limiter = deps.limiter ?? (await createLimiter(deps.config, app));
   const usage = new UsageRecorder(deps.db, {
     onError: (error) => app.log.error({ err: error }, 'usage flush failed'),
   });
@@ -90,6 +90,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   return app;
 }
 
-async function createLimiter(config: Config): Promise<RateLimiter> {
-  return config.redisUrl ? createRedisLimiter(config.redisUrl) : new MemoryLimiter();
+async function createLimiter(config: Config, app: App): Promise<RateLimiter> {
+  if (!config.redisUrl) return new MemoryLimiter();
+  const limiter = createRedisLimiter(config.redisUrl);
+  limiter.redis.on('error', (error: Error) => app.log.error({ err: error }, 'redis connection error'));
+  return limiter;
 }

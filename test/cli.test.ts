@@ -1,0 +1,95 @@
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+const BIN = new URL('../bin/market-intel.js', import.meta.url).pathname;
+
+function cli(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [BIN, ...args], {
+      env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('CLI in embedded mode', () => {
+  let dir: string;
+  let env: Record<string, string>;
+  before(async () => {
+    dir = await mkdtemp(path.join(tmpdir(), 'mi-cli-'));
+    env = { DATA_DIR: dir };
+  });
+  after(async () => rm(dir, { recursive: true, force: true }));
+
+  test('users create, keys create --json (raw key once), keys revoke', async () => {
+    const user = await cli(['users', 'create', '--email', 'ops@example.test', '--plan', 'developer'], env);
+    assert.equal(user.code, 0, user.stderr);
+    assert.equal(JSON.parse(user.stdout).user.plan, 'developer');
+
+    const key = await cli(
+      ['keys', 'create', '--email', 'ops@example.test', '--name', 'ci', '--scopes', 'read,write', '--json'],
+      env,
+    );
+    assert.equal(key.code, 0, key.stderr);
+    const created = JSON.parse(key.stdout) as { id: string; key: string; mode: string; scopes: string[] };
+    assert.match(created.key, /^iv_live_[0-9A-Za-z]{43}$/);
+    assert.deepEqual([created.mode, created.scopes], ['live', ['read', 'write']]);
+
+    const revoked = await cli(['keys', 'revoke', '--id', created.id], env);
+    assert.equal(revoked.code, 0, revoked.stderr);
+    assert.match(revoked.stderr, /revoked/);
+  });
+
+  test('bad arguments exit 2 with a message, not a stack trace', async () => {
+    const noEmail = await cli(['keys', 'create', '--name', 'x', '--scopes', 'read'], env);
+    assert.equal(noEmail.code, 2);
+    assert.match(noEmail.stderr, /--email, --name and --scopes are required/);
+    const badScope = await cli(
+      ['keys', 'create', '--email', 'ops@example.test', '--name', 'x', '--scopes', 'root'],
+      env,
+    );
+    assert.match(badScope.stderr, /unknown scope root/);
+    const badPort = await cli(['serve', '--port', 'x'], { ...env, PORT: 'eighty' });
+    assert.equal(badPort.code, 2);
+    assert.match(badPort.stderr, /invalid PORT/);
+  });
+
+  test('a write while the server holds the data directory stops at once and points to the admin API', async () => {
+    let server: ChildProcess | undefined;
+    try {
+      server = spawn(process.execPath, [BIN, 'serve', '--no-seed', '--port', '0'], {
+        env: { ...process.env, ...env, DATABASE_URL: '', LOG_LEVEL: 'info' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error('server did not start')), 60_000);
+        server?.stdout?.on('data', (d: Buffer) => {
+          if (d.toString().includes('Server listening')) {
+            clearTimeout(timer);
+            resolve();
+          }
+        });
+      });
+      const started = Date.now();
+      const busy = await cli(['users', 'create', '--email', 'late@example.test'], env);
+      assert.equal(busy.code, 2);
+      assert.match(busy.stderr, /in use by another market-intel process.*admin API/s);
+      assert.ok(Date.now() - started < 20_000, 'answers without waiting for the lock');
+    } finally {
+      server?.kill('SIGTERM');
+      await new Promise((resolve) => server?.once('close', resolve));
+    }
+  });
+});
