@@ -14,7 +14,7 @@
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
@@ -287,6 +287,7 @@ async function benchTarget(target: 'pglite' | 'postgres', scratch: string): Prom
 }
 
 async function main(): Promise<void> {
+  const startLoad = loadavg()[0] ?? 0;
   const scratch = await mkdtemp(path.join(tmpdir(), 'market-intel-bench-'));
   const reports: TargetReport[] = [];
   try {
@@ -305,6 +306,7 @@ async function main(): Promise<void> {
   }
 
   const lines: string[] = [
+    `load average (1 min) at start ${startLoad.toFixed(2)}, at end ${loadavg()[0]?.toFixed(2)} (2 cores; other work on the machine skews figures)`,
     `load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, same machine (${process.arch}); auth header: ${
       HEADERS['x-api-key'] ? 'x-api-key' : 'none'
     }`,

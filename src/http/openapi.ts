@@ -1,17 +1,17 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform } from '@fastify/swagger';
 import { ErrorEnvelope } from './schemas/common.ts';
 
-export const API_TAGS = [
-  'events',
-  'signals',
-  'companies',
-  'market',
-  'regimes',
-  'predictions',
-  'meta',
-  'account',
-  'admin',
-] as const;
+const TAGS: Record<string, string> = {
+  events: 'Contract awards resolved to listed companies, each with its latest signal.',
+  signals: 'Engine scores of awards, ranked.',
+  companies: 'Company records and their recent awards.',
+  market: 'Daily OHLCV candles of benchmarks and contractors.',
+  regimes: 'Macro market regime at each award date (intelligence tier).',
+  predictions: 'Forward predictions (later phase).',
+  meta: 'Health and this document; no key required.',
+  account: "The calling key's own usage.",
+  admin: 'Users and keys; admin-scope keys of admin users.',
+};
 
 const RATE_LIMIT_HEADERS = {
   'X-RateLimit-Limit': {
@@ -28,6 +28,17 @@ const RATE_LIMIT_HEADERS = {
 const KEYED = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
 
 type Schema = Record<string, unknown>;
+
+/** `GET /api/v1/contracts/{id}/score` → `getContractsIdScore`: stable ids for generated clients. */
+function operationId(method: string | string[], url: string): string {
+  const verb = (Array.isArray(method) ? (method[0] ?? 'get') : method).toLowerCase();
+  const words = url
+    .replace('/api/v1/', '')
+    .split(/[/{}:._-]+/)
+    .filter(Boolean)
+    .map((w) => w[0]?.toUpperCase() + w.slice(1));
+  return verb + words.join('');
+}
 
 function withHeaders(schema: unknown, extra: Schema = {}): Schema {
   return { ...(schema as Schema), ...extra, headers: RATE_LIMIT_HEADERS };
@@ -56,6 +67,7 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
     url,
     schema: {
       ...schema,
+      operationId: operationId(route.method, url),
       response: responses,
       security: config.public ? [{}, ...KEYED] : KEYED,
       'x-tier': config.tier ?? 'developer',
@@ -77,7 +89,7 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'Local server' }],
-    tags: API_TAGS.map((name) => ({ name })),
+    tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     components: {
       securitySchemes: {
         ApiKeyHeader: {

@@ -1,3 +1,4 @@
+import { Type } from 'typebox';
 import { ENGINES } from '../../domain/engines/index.ts';
 import { access } from '../access.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
@@ -39,6 +40,7 @@ export function registerMeta(app: App, { db, now }: Services): void {
         summary: 'OpenAPI 3.1 description of this API',
         description: 'No key required.',
         querystring: Query({}),
+        response: { 200: Type.Unknown({ description: 'The OpenAPI 3.1 document.' }) },
       },
     },
     async () => app.swagger(),
