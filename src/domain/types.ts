@@ -25,6 +25,16 @@ export interface AwardRecord {
   sourceModifiedAt: string | null;
 }
 
+/** A listed company (or ETF) as the service knows it. */
+export interface Company {
+  ticker: string;
+  name: string;
+  cik: string | null;
+  exchange: string | null;
+  sector: string | null;
+  industry: string | null;
+}
+
 /** A daily bar, ascending by date in every array the domain receives. */
 export interface Candle {
   date: string; // YYYY-MM-DD

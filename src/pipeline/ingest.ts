@@ -29,15 +29,7 @@ export interface IngestOptions {
 }
 
 /** The contract facts an engine needs, as stored. */
-export interface ScoredContract {
-  id: string;
-  ticker: string;
-  value: number;
-  awardDate: string;
-  awardingAgency: string;
-  classification: ClassificationLabel;
-  matchConfidence: number;
-}
+export type ScoredContract = EngineInput['contract'];
 
 export function resolveAward(ctx: PipelineContext, award: AwardRecord): ResolvedAward {
   const match = ctx.resolver.resolve({ recipientName: award.recipientName, parentName: award.parentName });

@@ -8,17 +8,7 @@ import { candleSeries, getRegime } from '../store/market.ts';
 import { latestSignal } from '../store/signals.ts';
 import { upsertRegimes, upsertSignals } from '../store/writes.ts';
 
-interface ContractFacts {
-  id: string;
-  ticker: string;
-  value: number;
-  awardDate: string;
-  awardingAgency: string;
-  classification: ClassificationLabel;
-  matchConfidence: number;
-  sector: string | null;
-  industry: string | null;
-}
+type ContractFacts = EngineInput['contract'] & { sector: string | null; industry: string | null };
 
 /** Enough history for a 200-day average and a one-year volatility percentile. */
 const REGIME_LOOKBACK_DAYS = 800;
@@ -37,15 +27,7 @@ export async function scoreContract(
   if (!facts) return null;
   const [trailing, regime] = await Promise.all([loadTrailing(db, facts), regimeFor(db, facts)]);
   const input: EngineInput = {
-    contract: {
-      id: facts.id,
-      ticker: facts.ticker,
-      value: facts.value,
-      awardDate: facts.awardDate,
-      awardingAgency: facts.awardingAgency,
-      classification: facts.classification,
-      matchConfidence: facts.matchConfidence,
-    },
+    contract: contractOf(facts),
     company: { sector: facts.sector, industry: facts.industry },
     trailing,
     regime,
@@ -59,6 +41,10 @@ export async function scoreContract(
   const signal = await latestSignal(db, contractId, engine.name);
   if (!signal) return null;
   return { signal, created: written?.inserted ?? false };
+}
+
+function contractOf({ sector: _s, industry: _i, ...contract }: ContractFacts): EngineInput['contract'] {
+  return contract;
 }
 
 async function loadFacts(db: Queryable, id: string): Promise<ContractFacts | null> {

@@ -3,17 +3,11 @@
  * benchmark ETFs, and the curated recipient-name aliases.
  */
 import { join } from 'node:path';
+import type { Company } from '../domain/types.ts';
 import { parseCsv, rowToObject } from './csv.ts';
 import { readTextFile } from './files.ts';
 
-export interface CompanyRow {
-  ticker: string;
-  name: string;
-  cik: string | null;
-  exchange: string | null;
-  sector: string | null;
-  industry: string | null;
-}
+export type CompanyRow = Company;
 
 export interface AliasRow {
   alias: string;

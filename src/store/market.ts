@@ -1,16 +1,10 @@
-import type { Candle } from '../domain/types.ts';
+import type { Candle, Company } from '../domain/types.ts';
 import type { CandleDto, ContractDto, RegimeDto } from '../http/schemas/resources.ts';
 import type { Queryable } from './db.ts';
 import { Where } from './events.ts';
 import { CONTRACT_COLUMNS, type ContractRow, toContract } from './rows.ts';
 
-export interface CompanyRecord {
-  ticker: string;
-  name: string;
-  cik: string | null;
-  exchange: string | null;
-  sector: string | null;
-  industry: string | null;
+export interface CompanyRecord extends Company {
   aliases: string[];
   contract_count: number;
   total_contract_value: number;

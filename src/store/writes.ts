@@ -1,19 +1,10 @@
-import type { AwardRecord, Candle, EngineOutput, RegimeResult } from '../domain/types.ts';
+import type { AwardRecord, Candle, Company, EngineOutput, RegimeResult } from '../domain/types.ts';
 import type { Queryable } from './db.ts';
 
 /** Multi-row writes go through unnest() of typed arrays: one round trip per batch, same SQL on PGlite and pg. */
 const column = <T, V>(rows: readonly T[], pick: (row: T) => V): V[] => rows.map(pick);
 
-export interface CompanyRow {
-  ticker: string;
-  name: string;
-  cik: string | null;
-  exchange: string | null;
-  sector: string | null;
-  industry: string | null;
-}
-
-export async function upsertCompanies(db: Queryable, rows: readonly CompanyRow[]): Promise<void> {
+export async function upsertCompanies(db: Queryable, rows: readonly Company[]): Promise<void> {
   if (rows.length === 0) return;
   await db.query(
     `INSERT INTO companies (ticker, name, cik, exchange, sector, industry)

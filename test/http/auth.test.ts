@@ -4,19 +4,20 @@ import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import { createRedisLimiter } from '../../src/infra/redis-limiter.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, getJson, makeKey, testApp, withKey } from '../support/app.ts';
-import { seededDb } from '../support/db.ts';
+import {
+  closeApp,
+  type Envelope,
+  getJson,
+  makeKey,
+  openSeededApp,
+  testApp,
+  withKey,
+} from '../support/app.ts';
 
 let db: Db;
 let app: App;
-before(async () => {
-  db = await seededDb();
-  app = await testApp(db);
-});
-after(async () => {
-  await app.close();
-  await db.close();
-});
+before(async () => ({ db, app } = await openSeededApp()));
+after(() => closeApp(app, db));
 
 const from = (remoteAddress: string) => ({ remoteAddress });
 

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, getJson, type Injector, keyedClient, testApp } from '../support/app.ts';
-import { seededDb } from '../support/db.ts';
+import { closeApp, type Envelope, getJson, type Injector, openSeededApp } from '../support/app.ts';
 
 interface Signal {
   id: string;
@@ -23,9 +22,7 @@ let app: App;
 let client: Injector;
 let contractId: string;
 before(async () => {
-  db = await seededDb();
-  app = await testApp(db);
-  client = await keyedClient(app, db);
+  ({ db, app, client } = await openSeededApp());
   // An LMT award from 2023, when candles for LMT and the benchmarks exist on both sides of it.
   const rows = await db.query<{ id: string }>(
     "SELECT id FROM contracts WHERE ticker = 'LMT' AND award_date BETWEEN '2023-01-01' AND '2023-12-31' ORDER BY id LIMIT 1",
@@ -34,10 +31,7 @@ before(async () => {
   assert.ok(id, 'seeded data has a 2023 LMT award');
   contractId = id;
 });
-after(async () => {
-  await app.close();
-  await db.close();
-});
+after(() => closeApp(app, db));
 
 describe('GET /api/v1/contracts/{id}', () => {
   test('returns the bundle: contract, signal, weekly prices around the award, regime and decay', async () => {

@@ -2,8 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, getJson, type Injector, keyedClient, testApp } from '../support/app.ts';
-import { seededDb } from '../support/db.ts';
+import { closeApp, type Envelope, getJson, type Injector, openSeededApp } from '../support/app.ts';
 
 interface EventPage {
   data: {
@@ -22,15 +21,8 @@ interface EventPage {
 let db: Db;
 let app: App;
 let client: Injector;
-before(async () => {
-  db = await seededDb();
-  app = await testApp(db);
-  client = await keyedClient(app, db);
-});
-after(async () => {
-  await app.close();
-  await db.close();
-});
+before(async () => ({ db, app, client } = await openSeededApp()));
+after(() => closeApp(app, db));
 
 function assertNewestFirst(page: EventPage) {
   for (let i = 1; i < page.data.length; i++) {

@@ -5,8 +5,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Injector, keyedClient, testApp } from '../support/app.ts';
-import { seededDb } from '../support/db.ts';
+import { closeApp, type Injector, openSeededApp } from '../support/app.ts';
 
 interface OpenApiDoc {
   openapi: string;
@@ -21,15 +20,10 @@ let app: App;
 let client: Injector;
 let doc: OpenApiDoc;
 before(async () => {
-  db = await seededDb();
-  app = await testApp(db);
-  client = await keyedClient(app, db);
+  ({ db, app, client } = await openSeededApp());
   doc = app.swagger() as unknown as OpenApiDoc;
 });
-after(async () => {
-  await app.close();
-  await db.close();
-});
+after(() => closeApp(app, db));
 
 describe('OpenAPI document', () => {
   test('the committed openapi.json equals the generated document (run `npm run openapi` after route changes)', async () => {

@@ -6,8 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import type { HTTPMethods } from 'fastify';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, makeKey, testApp } from '../support/app.ts';
-import { seededDb } from '../support/db.ts';
+import { closeApp, type Envelope, makeKey, openSeededApp } from '../support/app.ts';
 
 let db: Db;
 let app: App;
@@ -15,16 +14,12 @@ let contractId: string;
 let ip = 0;
 
 before(async () => {
-  db = await seededDb();
-  app = await testApp(db);
+  ({ db, app } = await openSeededApp());
   const [row] = await db.query<{ id: string }>('SELECT id FROM contracts WHERE ticker IS NOT NULL LIMIT 1');
   assert.ok(row);
   contractId = row.id;
 });
-after(async () => {
-  await app.close();
-  await db.close();
-});
+after(() => closeApp(app, db));
 
 interface Route {
   method: HTTPMethods;

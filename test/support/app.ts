@@ -70,3 +70,16 @@ export async function getJson<T = unknown>(app: Injector, url: string, headers: 
   const res = await app.inject({ method: 'GET', url, headers });
   return { status: res.statusCode, headers: res.headers, body: res.json() as T };
 }
+
+/** The usual fixture of an http test file: the seeded demo database, the app, and a keyed client. */
+export async function openSeededApp(): Promise<{ db: Db; app: App; client: Injector }> {
+  const { seededDb } = await import('./db.ts');
+  const db = await seededDb();
+  const app = await testApp(db);
+  return { db, app, client: await keyedClient(app, db) };
+}
+
+export async function closeApp(app: App, db: Db): Promise<void> {
+  await app.close();
+  await db.close();
+}
