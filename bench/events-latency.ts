@@ -9,7 +9,10 @@
  *
  *   npm run bench:events -- [--duration 15] [--connections 50] [--targets pglite,postgres]
  *
- * BENCH_API_KEY, when set, is sent as x-api-key (for when auth is on). REDIS_URL is passed to the app.
+ * Auth, rate limiting and usage recording are on (DESIGN §11): the server provisions bench users on
+ * --plan (default developer) holding --keys live keys (default 1000), and the load rotates over them so
+ * that the per-key limits leave headroom; 429s would show as non-2xx. --redis uses the Redis limiter
+ * (REDIS_URL, default redis://127.0.0.1:6379) for the PostgreSQL target.
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -52,7 +55,9 @@ const HEADERS: Record<string, string> = process.env.BENCH_API_KEY
   : {};
 
 type Mode = 'pglite' | 'postgres' | 'bare';
-type ToParent = { type: 'ready'; port: number; note: string } | { type: 'rss'; rss: number; peak: number };
+type ToParent =
+  | { type: 'ready'; port: number; note: string; keys: string[] }
+  | { type: 'rss'; rss: number; peak: number };
 
 // ---------------------------------------------------------------- server side (child process)
 
@@ -65,6 +70,8 @@ async function child(mode: Mode): Promise<void> {
   sampler.unref();
   let port: number;
   let note: string;
+  let keys: string[] = [];
+  let cleanup = async () => {};
 
   if (mode === 'bare') {
     const body = await readFile(arg('body') ?? '');
@@ -84,7 +91,7 @@ async function child(mode: Mode): Promise<void> {
     const { openDb, openMemoryDb } = await import('../src/store/db.ts');
     const { migrate } = await import('../src/store/migrate.ts');
     const env: Record<string, string> = { LOG_LEVEL: 'silent' };
-    if (process.env.REDIS_URL) env.REDIS_URL = process.env.REDIS_URL;
+    if (REDIS && mode === 'postgres') env.REDIS_URL = REDIS;
     let db: Awaited<ReturnType<typeof openMemoryDb>>;
     if (mode === 'pglite') {
       const { seed } = await import('../src/pipeline/seed.ts');
@@ -102,15 +109,56 @@ async function child(mode: Mode): Promise<void> {
       'SELECT count(*)::int AS contracts, count(ticker)::int AS events FROM contracts',
     );
     note = `${fmtInt(counts?.contracts ?? 0)} contracts, ${fmtInt(counts?.events ?? 0)} with a ticker`;
+    const keyDb = db;
+    cleanup = () => removeBenchUsers(keyDb);
+    await cleanup();
+    keys = await provisionKeys(db);
+    note += `; ${keys.length} ${PLAN} keys${env.REDIS_URL ? ', Redis limiter' : ', in-memory limiter'}`;
     const app = await buildApp({ config: loadConfig(env), db, logger: false });
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as { port: number }).port;
   }
   process.on('message', (message: { type: string }) => {
     if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage.rss(), peak });
-    if (message.type === 'stop') process.exit(0);
+    if (message.type === 'stop') void cleanup().finally(() => process.exit(0));
   });
-  send({ type: 'ready', port, note });
+  send({ type: 'ready', port, note, keys });
+}
+
+/** Bench users on PLAN with KEY_COUNT live keys in all (as many users as the plan's key cap needs). */
+async function provisionKeys(db: Db): Promise<string[]> {
+  const { generateKey } = await import('../src/domain/keys.ts');
+  const { isPlan, PLAN_LIMITS } = await import('../src/domain/plans.ts');
+  const { createUser, insertKey } = await import('../src/store/accounts.ts');
+  if (!isPlan(PLAN)) throw new Error(`unknown plan ${PLAN}`);
+  const perUser = PLAN_LIMITS[PLAN].maxLiveKeys;
+  if (perUser === 0) throw new Error(`the ${PLAN} plan has no live keys`);
+  const stamp = `${Date.now()}-${process.pid}`;
+  const raws: string[] = [];
+  for (let u = 0; raws.length < KEY_COUNT; u++) {
+    const user = await createUser(db, {
+      email: BENCH_EMAIL.replace('%', `${stamp}-${u}`),
+      plan: PLAN,
+      isAdmin: false,
+      passwordHash: null,
+    });
+    for (let k = 0; k < perUser && raws.length < KEY_COUNT; k++) {
+      const key = generateKey('live');
+      await insertKey(db, { userId: user.id, name: `bench ${k}`, mode: 'live', scopes: ['read'], key });
+      raws.push(key.raw);
+    }
+  }
+  return raws;
+}
+
+/** Leaves the bench database as bench/synthetic.ts made it. */
+async function removeBenchUsers(db: Db): Promise<void> {
+  await db.query(
+    `DELETE FROM usage_minutely WHERE key_id IN
+       (SELECT k.id FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email LIKE $1)`,
+    [BENCH_EMAIL],
+  );
+  await db.query('DELETE FROM users WHERE email LIKE $1', [BENCH_EMAIL]);
 }
 
 // ---------------------------------------------------------------- load side (this process)
@@ -119,6 +167,7 @@ interface Server {
   proc: ChildProcess;
   port: number;
   note: string;
+  keys: string[];
   rss(): Promise<{ rss: number; peak: number }>;
   stop(): Promise<void>;
 }
@@ -137,10 +186,11 @@ function startServer(mode: Mode, extra: string[] = []): Promise<Server> {
       proc.on('message', onMessage);
       proc.once('exit', onExit);
     });
-  return next('ready').then(({ port, note }) => ({
+  return next('ready').then(({ port, note, keys }) => ({
     proc,
     port,
     note,
+    keys,
     rss: async () => {
       const reply = next('rss');
       proc.send({ type: 'rss' });
@@ -178,16 +228,21 @@ async function load(
   label: string,
   port: number,
   paths: string[],
-  options: { duration: number; overallRate?: number },
+  options: { duration: number; overallRate?: number; keys?: string[] },
 ): Promise<Measured> {
+  const keys = options.keys?.length ? options.keys : [null];
+  const count = Math.max(paths.length, keys.length);
+  const requests = Array.from({ length: count }, (_, i) => {
+    const key = keys[i % keys.length];
+    return { method: 'GET', path: paths[i % paths.length] ?? '/', headers: key ? { 'x-api-key': key } : {} };
+  });
   const latencies: number[] = [];
   const instance = autocannon({
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     duration: options.duration,
     overallRate: options.overallRate,
-    headers: HEADERS,
-    requests: paths.map((p) => ({ method: 'GET', path: p })),
+    requests,
     timeout: 10,
   });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
@@ -209,8 +264,12 @@ async function load(
   };
 }
 
-async function fetchBody(port: number, urlPath: string): Promise<{ status: number; body: Buffer }> {
-  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: HEADERS });
+async function fetchBody(
+  port: number,
+  urlPath: string,
+  key?: string,
+): Promise<{ status: number; body: Buffer }> {
+  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: key ? { 'x-api-key': key } : {} });
   return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
 }
 
@@ -233,25 +292,25 @@ async function benchTarget(target: 'pglite' | 'postgres', scratch: string): Prom
   const startMs = Date.now() - t0;
   log(`listening on port ${server.port} after ${startMs} ms (${server.note})`);
   try {
-    const first = await fetchBody(server.port, EVENTS_PATH);
+    const keys = server.keys;
+    const first = await fetchBody(server.port, EVENTS_PATH, keys[0]);
     if (first.status !== 200) {
       log(`WARNING: GET ${EVENTS_PATH} answered ${first.status}: ${first.body.toString().slice(0, 200)}`);
-      if (first.status === 401) log('auth is on: set BENCH_API_KEY to a key whose plan allows the load');
     }
-    for (const p of MIX_PATHS) {
-      const { status } = await fetchBody(server.port, p);
+    for (const [i, p] of MIX_PATHS.entries()) {
+      const { status } = await fetchBody(server.port, p, keys[(i + 1) % keys.length]);
       if (status !== 200) log(`WARNING: GET ${p} answered ${status}`);
     }
     const bodyFile = path.join(scratch, `${target}-events.json`);
     await writeFile(bodyFile, first.body);
 
     log('warm-up 3 s');
-    await load('warm-up', server.port, [EVENTS_PATH], { duration: 3 });
+    await load('warm-up', server.port, [EVENTS_PATH], { duration: 3, keys });
     const runs: Measured[] = [];
     log(`GET ${EVENTS_PATH}: ${CONNECTIONS} connections, ${DURATION} s`);
-    runs.push(await load('events?limit=50', server.port, [EVENTS_PATH], { duration: DURATION }));
+    runs.push(await load('events?limit=50', server.port, [EVENTS_PATH], { duration: DURATION, keys }));
     log(`filtered mix of ${MIX_PATHS.length} URLs: ${CONNECTIONS} connections, ${DURATION} s`);
-    runs.push(await load('filtered mix', server.port, MIX_PATHS, { duration: DURATION }));
+    runs.push(await load('filtered mix', server.port, MIX_PATHS, { duration: DURATION, keys }));
     const half = Math.max(1, Math.round((runs[0]?.rps ?? 2) / 2));
     log(`GET ${EVENTS_PATH} at half load (${half} req/s), ${DURATION} s`);
     runs.push(
@@ -307,9 +366,7 @@ async function main(): Promise<void> {
 
   const lines: string[] = [
     `load average (1 min) at start ${startLoad.toFixed(2)}, at end ${loadavg()[0]?.toFixed(2)} (2 cores; other work on the machine skews figures)`,
-    `load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, same machine (${process.arch}); auth header: ${
-      HEADERS['x-api-key'] ? 'x-api-key' : 'none'
-    }`,
+    `load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, same machine (${process.arch}); auth on: x-api-key rotating over ${KEY_COUNT} ${PLAN} keys`,
   ];
   for (const r of reports) {
     const main = r.runs[0];

@@ -7,7 +7,8 @@ import { migrate } from '../../src/store/migrate.ts';
 /** Set by .ci/run for the second pass: the same suite against the machine's PostgreSQL. */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
 export const SEED_SNAPSHOT = new URL('../../var/test-seed.tar.gz', import.meta.url);
-export const SEED_TEMPLATE = 'market_intel_test_seed';
+/** Named after the database under test, so two runs on one server (CI, a developer) never share it. */
+export const SEED_TEMPLATE = `${(TEST_DATABASE_URL ? new URL(TEST_DATABASE_URL).pathname.slice(1) : 'test').replace(/\W/g, '_')}_seed`;
 
 function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
