@@ -21,10 +21,12 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
+import type { Db } from '../src/store/db.ts';
 import {
   arg,
   benchDatabaseUrl,
   databaseExists,
+  flag,
   fmtInt,
   fmtMb,
   fmtMs,
@@ -50,9 +52,10 @@ const MIX_PATHS = [
   '/api/v1/events?limit=50&ticker=GD&from=2023-01-01&to=2023-06-30',
   '/api/v1/events?limit=50&classification=it_services&offset=200',
 ];
-const HEADERS: Record<string, string> = process.env.BENCH_API_KEY
-  ? { 'x-api-key': process.env.BENCH_API_KEY }
-  : {};
+const PLAN_ARG = arg('plan') ?? 'developer';
+const KEY_COUNT = Math.max(1, Math.floor(numberArg('keys', 1000)));
+const REDIS = flag('redis') ? process.env.REDIS_URL || 'redis://127.0.0.1:6379' : null;
+const BENCH_EMAIL = 'bench-%@bench.invalid';
 
 type Mode = 'pglite' | 'postgres' | 'bare';
 type ToParent =
@@ -113,7 +116,7 @@ async function child(mode: Mode): Promise<void> {
     cleanup = () => removeBenchUsers(keyDb);
     await cleanup();
     keys = await provisionKeys(db);
-    note += `; ${keys.length} ${PLAN} keys${env.REDIS_URL ? ', Redis limiter' : ', in-memory limiter'}`;
+    note += `; ${keys.length} ${PLAN_ARG} keys${env.REDIS_URL ? ', Redis limiter' : ', in-memory limiter'}`;
     const app = await buildApp({ config: loadConfig(env), db, logger: false });
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as { port: number }).port;
@@ -130,6 +133,7 @@ async function provisionKeys(db: Db): Promise<string[]> {
   const { generateKey } = await import('../src/domain/keys.ts');
   const { isPlan, PLAN_LIMITS } = await import('../src/domain/plans.ts');
   const { createUser, insertKey } = await import('../src/store/accounts.ts');
+  const PLAN = PLAN_ARG;
   if (!isPlan(PLAN)) throw new Error(`unknown plan ${PLAN}`);
   const perUser = PLAN_LIMITS[PLAN].maxLiveKeys;
   if (perUser === 0) throw new Error(`the ${PLAN} plan has no live keys`);
@@ -234,7 +238,8 @@ async function load(
   const count = Math.max(paths.length, keys.length);
   const requests = Array.from({ length: count }, (_, i) => {
     const key = keys[i % keys.length];
-    return { method: 'GET', path: paths[i % paths.length] ?? '/', headers: key ? { 'x-api-key': key } : {} };
+    const headers: Record<string, string> = key ? { 'x-api-key': key } : {};
+    return { method: 'GET', path: paths[i % paths.length] ?? '/', headers };
   });
   const latencies: number[] = [];
   const instance = autocannon({
@@ -366,7 +371,7 @@ async function main(): Promise<void> {
 
   const lines: string[] = [
     `load average (1 min) at start ${startLoad.toFixed(2)}, at end ${loadavg()[0]?.toFixed(2)} (2 cores; other work on the machine skews figures)`,
-    `load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, same machine (${process.arch}); auth on: x-api-key rotating over ${KEY_COUNT} ${PLAN} keys`,
+    `load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, same machine (${process.arch}); auth on: x-api-key rotating over ${KEY_COUNT} ${PLAN_ARG} keys`,
   ];
   for (const r of reports) {
     const main = r.runs[0];

@@ -30,6 +30,11 @@ export interface AppDeps {
   limiter?: RateLimiter;
   /** false silences request logs (tests, benchmarks). */
   logger?: boolean;
+  /**
+   * false builds the app without keys, limits and usage counting — only for measuring their cost
+   * (`npm run bench:events`); never reachable from configuration.
+   */
+  security?: boolean;
 }
 
 const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
@@ -76,7 +81,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
-  installAuth(app, services);
+  if (deps.security !== false) installAuth(app, services);
   await app.register(swagger, openApiOptions);
 
   registerMeta(app, services);
