@@ -128,3 +128,36 @@ export async function findKeyByHash(db: Queryable, hash: string): Promise<KeyPri
   );
   return rows[0] ?? null;
 }
+
+/** Revokes a key only if it belongs to `userId`; null when there is no such key of theirs. */
+export async function revokeOwnKey(
+  db: Queryable,
+  id: string,
+  userId: string,
+  now: Date,
+): Promise<ApiKey | null> {
+  const rows = await db.query<ApiKey>(
+    `UPDATE api_keys k SET revoked_at = COALESCE(k.revoked_at, $3) WHERE k.id = $1 AND k.user_id = $2
+     RETURNING ${KEY_COLUMNS}`,
+    [id, userId, now.toISOString()],
+  );
+  return rows[0] ?? null;
+}
+
+export async function listUsers(db: Queryable, limit: number, offset: number): Promise<User[]> {
+  return db.query<User>(
+    `SELECT ${USER_COLUMNS} FROM users u ORDER BY u.created_at, u.id LIMIT $1 OFFSET $2`,
+    [limit, offset],
+  );
+}
+
+export async function passwordHashOf(
+  db: Queryable,
+  email: string,
+): Promise<{ id: string; hash: string | null } | null> {
+  const rows = await db.query<{ id: string; hash: string | null }>(
+    'SELECT id, password_hash AS hash FROM users WHERE lower(email) = lower($1)',
+    [email],
+  );
+  return rows[0] ?? null;
+}

@@ -1,0 +1,694 @@
+// market-intel dashboard: plain ES module, no build step, no third-party code.
+// Every DOM node is built with textContent, never innerHTML, so API data cannot inject markup.
+
+const main = document.getElementById('main');
+const state = { me: null, csrf: null };
+
+function h(tag, attrs = {}, ...children) {
+  const el = document.createElementNS(
+    tag === 'svg' || attrs.svg ? 'http://www.w3.org/2000/svg' : 'http://www.w3.org/1999/xhtml',
+    tag,
+  );
+  for (const [key, value] of Object.entries(attrs)) {
+    if (key === 'svg' || value === undefined || value === null || value === false) continue;
+    if (key.startsWith('on')) el.addEventListener(key.slice(2), value);
+    else el.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat()) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+  return el;
+}
+const s = (tag, attrs = {}, ...children) => h(tag, { ...attrs, svg: true }, ...children);
+
+class ApiFailure extends Error {
+  constructor(status, message) {
+    super(message);
+    this.status = status;
+  }
+}
+
+async function api(method, path, body) {
+  const headers = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && state.csrf) headers['x-csrf-token'] = state.csrf;
+  const res = await fetch(`/dashboard/api${path}`, {
+    method,
+    headers,
+    credentials: 'same-origin',
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (res.status === 204) return null;
+  const data = await res.json().catch(() => ({}));
+  if (!res.ok) throw new ApiFailure(res.status, data?.error?.message ?? `request failed (${res.status})`);
+  return data;
+}
+
+function toast(text) {
+  const el = document.getElementById('toast');
+  el.textContent = text;
+  el.classList.add('show');
+  setTimeout(() => el.classList.remove('show'), 2500);
+}
+
+const when = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+
+function render(...nodes) {
+  main.replaceChildren(...nodes);
+}
+
+function errorLine() {
+  return h('p', { class: 'error', role: 'alert' });
+}
+
+/** Runs an action from a form, showing its error next to the form instead of failing silently. */
+function guarded(errorEl, action) {
+  return async (event) => {
+    event?.preventDefault();
+    errorEl.textContent = '';
+    try {
+      await action();
+    } catch (error) {
+      if (error instanceof ApiFailure && error.status === 401 && state.me) return signedOut();
+      errorEl.textContent = error.message;
+    }
+  };
+}
+
+/** A destructive button that asks once more on its first press (keyboard and pointer alike). */
+function confirmButton(label, confirmLabel, action) {
+  const button = h('button', { type: 'button', class: 'danger' }, label);
+  let armed = false;
+  button.addEventListener('click', async () => {
+    if (!armed) {
+      armed = true;
+      button.textContent = confirmLabel;
+      button.classList.add('armed');
+      setTimeout(() => {
+        armed = false;
+        button.textContent = label;
+        button.classList.remove('armed');
+      }, 5000);
+      return;
+    }
+    button.disabled = true;
+    await action();
+  });
+  return button;
+}
+
+function copyButton(text) {
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      onclick: async () => {
+        await navigator.clipboard.writeText(text).then(
+          () => toast('Copied'),
+          () => toast('Copy failed: select the text instead'),
+        );
+      },
+    },
+    'Copy',
+  );
+}
+
+function secretBox(title, value, note) {
+  return h(
+    'div',
+    { class: 'secret', role: 'region', 'aria-label': title },
+    h('strong', {}, title),
+    h('code', { 'data-secret': '' }, value),
+    copyButton(value),
+    h('p', { class: 'muted' }, note),
+  );
+}
+
+// ---------------------------------------------------------------- sign in / sign up
+
+function authView(mode = 'signin') {
+  const error = errorLine();
+  const email = h('input', {
+    type: 'email',
+    name: 'email',
+    id: 'email',
+    autocomplete: 'email',
+    required: true,
+  });
+  const password = h('input', {
+    type: 'password',
+    name: 'password',
+    id: 'password',
+    required: true,
+    minlength: mode === 'signup' ? 10 : 1,
+    autocomplete: mode === 'signup' ? 'new-password' : 'current-password',
+  });
+  const submit = async () => {
+    const data = await api('POST', `/${mode}`, { email: email.value, password: password.value });
+    state.csrf = data.csrf_token;
+    await boot();
+  };
+  render(
+    h(
+      'section',
+      { class: 'auth card' },
+      h('h1', {}, mode === 'signup' ? 'Create your account' : 'Sign in'),
+      h(
+        'form',
+        { onsubmit: guarded(error, submit), 'aria-describedby': 'auth-error' },
+        h('label', { for: 'email' }, 'Email', email),
+        h(
+          'label',
+          { for: 'password' },
+          mode === 'signup' ? 'Password (10+ characters)' : 'Password',
+          password,
+        ),
+        h('button', { type: 'submit' }, mode === 'signup' ? 'Sign up' : 'Sign in'),
+      ),
+      Object.assign(error, { id: 'auth-error' }),
+      h(
+        'p',
+        { class: 'muted' },
+        mode === 'signup' ? 'Have an account? ' : 'New here? ',
+        h(
+          'a',
+          { href: mode === 'signup' ? '#/signin' : '#/signup' },
+          mode === 'signup' ? 'Sign in' : 'Create an account',
+        ),
+      ),
+    ),
+  );
+  email.focus();
+}
+
+// ---------------------------------------------------------------- keys
+
+async function keysView() {
+  const { data: keys } = await api('GET', '/keys');
+  const plan = state.me.plan;
+  const error = errorLine();
+  const shown = h('div', { id: 'new-secret' });
+  const name = h('input', { type: 'text', id: 'key-name', name: 'name', required: true, maxlength: 100 });
+  const scopes = ['read', 'write', ...(state.me.user.is_admin ? ['admin'] : [])].map((scope) =>
+    h('input', {
+      type: 'checkbox',
+      name: 'scopes',
+      value: scope,
+      id: `scope-${scope}`,
+      checked: scope === 'read',
+    }),
+  );
+  const live = h('input', {
+    type: 'radio',
+    name: 'mode',
+    value: 'live',
+    id: 'mode-live',
+    disabled: !plan.liveKeys,
+  });
+  const test = h('input', { type: 'radio', name: 'mode', value: 'test', id: 'mode-test', checked: true });
+  const create = async () => {
+    const chosen = scopes.filter((c) => c.checked).map((c) => c.value);
+    const created = await api('POST', '/keys', {
+      name: name.value,
+      scopes: chosen,
+      mode: live.checked ? 'live' : 'test',
+    });
+    await keysView();
+    document
+      .getElementById('new-secret')
+      .replaceChildren(
+        secretBox(
+          `New key “${created.key.name}”`,
+          created.secret,
+          'Shown once: only its sha256 hash is stored. Keep it out of URLs and client-side code.',
+        ),
+      );
+  };
+  const rows = keys.map((key) =>
+    h(
+      'tr',
+      { class: key.revoked_at ? 'revoked' : '', 'data-key-id': key.id },
+      h('td', {}, key.name),
+      h('td', {}, h('span', { class: `badge ${key.mode}` }, key.mode)),
+      h('td', {}, key.scopes.join(', ')),
+      h('td', { class: 'mono' }, `${key.display_prefix}…`),
+      h('td', {}, when(key.created_at)),
+      h('td', {}, when(key.last_used_at)),
+      h(
+        'td',
+        {},
+        key.revoked_at
+          ? `revoked ${when(key.revoked_at)}`
+          : confirmButton('Revoke', 'Confirm revoke', async () => {
+              await api('POST', `/keys/${key.id}/revoke`);
+              toast('Key revoked');
+              await keysView();
+            }),
+      ),
+    ),
+  );
+  render(
+    h('h1', {}, 'API keys'),
+    shown,
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, 'Create a key'),
+      h(
+        'form',
+        { class: 'inline', onsubmit: guarded(error, create) },
+        h('label', { for: 'key-name' }, 'Name', name),
+        h(
+          'fieldset',
+          {},
+          h('legend', {}, 'Scopes'),
+          scopes.map((c) => h('label', { for: c.id }, c, ` ${c.value}`)),
+        ),
+        h(
+          'fieldset',
+          {},
+          h('legend', {}, 'Mode'),
+          h('label', { for: 'mode-test' }, test, ` test (${plan.test_rpm}/min)`),
+          h(
+            'label',
+            { for: 'mode-live' },
+            live,
+            plan.liveKeys ? ` live (${plan.liveRpm}/min)` : ' live (needs developer or institutional)',
+          ),
+        ),
+        h('button', { type: 'submit' }, 'Create key'),
+      ),
+      error,
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, 'Your keys'),
+      keys.length
+        ? h(
+            'table',
+            {},
+            h(
+              'thead',
+              {},
+              h(
+                'tr',
+                {},
+                ['Name', 'Mode', 'Scopes', 'Key', 'Created', 'Last used', ''].map((t) =>
+                  h('th', { scope: 'col' }, t),
+                ),
+              ),
+            ),
+            h('tbody', {}, rows),
+          )
+        : h('p', { class: 'muted' }, 'No keys yet.'),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- webhooks
+
+async function deliveriesTable(webhookId) {
+  const { data } = await api('GET', `/webhooks/${webhookId}/deliveries`);
+  if (!data.length) return h('p', { class: 'muted' }, 'No deliveries yet.');
+  return h(
+    'table',
+    { 'aria-label': 'Deliveries' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        ['Delivery', 'Status', 'Attempts', 'Last status', 'Next attempt', 'Last error', ''].map((t) =>
+          h('th', { scope: 'col' }, t),
+        ),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      data.map((d) =>
+        h(
+          'tr',
+          { class: d.status === 'failed' ? 'failed' : '', 'data-delivery-id': d.id, 'data-status': d.status },
+          h('td', { class: 'mono' }, d.id.slice(0, 8)),
+          h('td', { class: 'status' }, h('span', { class: `badge ${d.status}` }, d.status)),
+          h('td', {}, d.attempts),
+          h('td', {}, d.last_status ?? '—'),
+          h('td', {}, d.status === 'pending' || d.status === 'delivering' ? when(d.next_attempt_at) : '—'),
+          h('td', { class: 'muted' }, d.last_error ?? ''),
+          h(
+            'td',
+            {},
+            h(
+              'button',
+              {
+                type: 'button',
+                class: 'secondary',
+                onclick: async () => {
+                  await api('POST', `/deliveries/${d.id}/resend`);
+                  toast('Resend queued');
+                  await webhooksView();
+                },
+              },
+              'Resend',
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+async function webhooksView() {
+  const { data: hooks } = await api('GET', '/webhooks');
+  const error = errorLine();
+  const url = h('input', {
+    type: 'url',
+    id: 'webhook-url',
+    name: 'url',
+    required: true,
+    placeholder: 'https://example.com/hooks',
+  });
+  const create = async () => {
+    const created = await api('POST', '/webhooks', { url: url.value });
+    await webhooksView();
+    document
+      .getElementById('new-secret')
+      .replaceChildren(
+        secretBox(
+          'Signing secret',
+          created.secret,
+          'Shown once. Verify X-Service-Signature with it; to rotate, delete the webhook and create it again.',
+        ),
+      );
+  };
+  const active = hooks.filter((w) => !w.disabled_at);
+  const sections = await Promise.all(
+    active.map(async (w) =>
+      h(
+        'section',
+        { class: 'card', 'data-webhook-id': w.id },
+        h('h2', { class: 'mono' }, w.url),
+        h(
+          'p',
+          { class: 'muted' },
+          `created ${when(w.created_at)} `,
+          confirmButton('Delete', 'Confirm delete', async () => {
+            await api('DELETE', `/webhooks/${w.id}`);
+            await webhooksView();
+          }),
+        ),
+        await deliveriesTable(w.id),
+      ),
+    ),
+  );
+  render(
+    h('h1', {}, 'Webhooks'),
+    h('div', { id: 'new-secret' }),
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, 'Add an endpoint'),
+      h(
+        'p',
+        { class: 'muted' },
+        `signal.created is sent when a new signal scores at or above the threshold. Your plan allows ${state.me.plan.maxWebhooks} webhooks.`,
+      ),
+      h(
+        'form',
+        { class: 'inline', onsubmit: guarded(error, create) },
+        h('label', { for: 'webhook-url' }, 'HTTPS URL', url),
+        h('button', { type: 'submit' }, 'Add webhook'),
+      ),
+      error,
+    ),
+    sections.length ? sections : h('p', { class: 'muted' }, 'No webhooks yet.'),
+  );
+}
+
+// ---------------------------------------------------------------- usage
+
+function usageChart(buckets) {
+  const width = 720;
+  const height = 150;
+  const max = Math.max(1, ...buckets.map((b) => b.requests));
+  const step = width / buckets.length;
+  const bar = Math.max(1, step * 0.7);
+  return s(
+    'svg',
+    {
+      class: 'chart',
+      viewBox: `0 0 ${width} ${height + 14}`,
+      role: 'img',
+      'aria-label': 'Requests and errors per bucket',
+    },
+    buckets.map((b, i) => {
+      const rh = (b.requests / max) * height;
+      const eh = (b.errors / max) * height;
+      return s(
+        'g',
+        {},
+        s(
+          'rect',
+          { class: 'req', x: i * step, y: height - rh, width: bar, height: rh },
+          s('title', {}, `${b.start}: ${b.requests} requests, ${b.errors} errors`),
+        ),
+        s('rect', { class: 'err', x: i * step, y: height - eh, width: bar, height: eh }),
+      );
+    }),
+    s('text', { x: 0, y: height + 12 }, when(buckets[0]?.start)),
+    s('text', { x: width, y: height + 12, 'text-anchor': 'end' }, when(buckets.at(-1)?.start)),
+  );
+}
+
+async function usageView(window = '24h') {
+  const { data } = await api('GET', `/usage?window=${window}`);
+  const picker = h(
+    'div',
+    { class: 'tabs', role: 'group', 'aria-label': 'Window' },
+    ['24h', '7d', '30d'].map((w) =>
+      h(
+        'button',
+        {
+          type: 'button',
+          class: w === window ? '' : 'secondary',
+          'aria-pressed': w === window,
+          onclick: () => usageView(w),
+        },
+        w,
+      ),
+    ),
+  );
+  render(
+    h('h1', {}, 'Usage'),
+    picker,
+    h(
+      'p',
+      { class: 'legend' },
+      h('span', {}, h('i', { class: 'sw req-sw' }), 'requests'),
+      h('span', {}, h('i', { class: 'sw err-sw' }), 'errors (status ≥ 400)'),
+    ),
+    data.length
+      ? data.map(({ key, usage }) =>
+          h(
+            'section',
+            { class: 'card', 'data-usage-key': key.id },
+            h('h2', {}, `${key.name} `, h('span', { class: 'mono muted' }, `${key.display_prefix}…`)),
+            h(
+              'p',
+              {},
+              h('strong', { 'data-requests': usage.totals.requests }, `${usage.totals.requests} requests`),
+              `, ${usage.totals.errors} errors in the last ${window}`,
+            ),
+            usageChart(usage.buckets),
+          ),
+        )
+      : h('p', { class: 'muted' }, 'No keys yet.'),
+  );
+}
+
+// ---------------------------------------------------------------- plan and users
+
+function planView() {
+  const { user, plan, plans } = state.me;
+  const rpm = (p) => (p.liveRpm ? `${p.liveRpm}/min` : '—');
+  render(
+    h('h1', {}, 'Plan'),
+    h(
+      'section',
+      { class: 'card' },
+      h(
+        'p',
+        {},
+        'You are on the ',
+        h('strong', { 'data-plan': user.plan }, user.plan),
+        ' plan, reaching the ',
+        h('strong', {}, plan.tier),
+        ' tier.',
+      ),
+      h(
+        'p',
+        { class: 'muted' },
+        `Test keys: at most ${plan.max_test_keys}, ${plan.test_rpm} requests/min each, on any plan.`,
+      ),
+    ),
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, 'All plans'),
+      h(
+        'table',
+        {},
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Plan', 'Live keys', 'Highest tier', 'Live rate', 'Live keys max', 'Webhooks max'].map((t) =>
+              h('th', { scope: 'col' }, t),
+            ),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          plans.map((p) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, p.name),
+              h('td', {}, p.liveKeys ? 'yes' : 'no'),
+              h('td', {}, p.tier),
+              h('td', {}, rpm(p)),
+              h('td', {}, p.maxLiveKeys),
+              h('td', {}, p.maxWebhooks),
+            ),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+async function usersView() {
+  const { data } = await api('GET', '/admin/users');
+  const plans = state.me.plans.map((p) => p.name);
+  render(
+    h('h1', {}, 'Users'),
+    h(
+      'section',
+      { class: 'card' },
+      h(
+        'table',
+        {},
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Email', 'Admin', 'Created', 'Plan'].map((t) => h('th', { scope: 'col' }, t)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          data.map((u) => {
+            const select = h(
+              'select',
+              { 'aria-label': `Plan of ${u.email}`, id: `plan-${u.id}` },
+              plans.map((p) => h('option', { value: p, selected: p === u.plan }, p)),
+            );
+            const error = errorLine();
+            const save = guarded(error, async () => {
+              await api('PATCH', `/admin/users/${u.id}`, { plan: select.value });
+              toast(`${u.email} is now on ${select.value}`);
+            });
+            return h(
+              'tr',
+              {},
+              h('td', {}, u.email),
+              h('td', {}, u.is_admin ? 'yes' : ''),
+              h('td', {}, when(u.created_at)),
+              h(
+                'td',
+                {},
+                select,
+                ' ',
+                h('button', { type: 'button', class: 'secondary', onclick: save }, 'Save'),
+                error,
+              ),
+            );
+          }),
+        ),
+      ),
+    ),
+  );
+}
+
+// ---------------------------------------------------------------- routing
+
+const views = {
+  keys: keysView,
+  webhooks: webhooksView,
+  usage: () => usageView(),
+  plan: planView,
+  users: usersView,
+};
+
+function signedOut() {
+  state.me = null;
+  state.csrf = null;
+  document.getElementById('nav').hidden = true;
+  document.getElementById('who').hidden = true;
+  authView(location.hash === '#/signup' ? 'signup' : 'signin');
+}
+
+async function route() {
+  if (!state.me) return signedOut();
+  const name = location.hash.replace(/^#\//, '') || 'keys';
+  const view = views[name] ?? views.keys;
+  for (const link of document.querySelectorAll('nav a')) {
+    link.toggleAttribute('aria-current', link.getAttribute('href') === `#/${name}`);
+    if (link.getAttribute('href') === `#/${name}`) link.setAttribute('aria-current', 'page');
+  }
+  try {
+    await view();
+    main.focus({ preventScroll: true });
+  } catch (error) {
+    if (error instanceof ApiFailure && error.status === 401) return signedOut();
+    render(h('p', { class: 'error', role: 'alert' }, error.message));
+  }
+}
+
+async function boot() {
+  try {
+    state.me = await api('GET', '/me');
+    state.csrf = state.me.csrf_token;
+  } catch {
+    state.me = null;
+  }
+  if (state.me) {
+    document.getElementById('nav').hidden = false;
+    document.getElementById('who').hidden = false;
+    document.getElementById('who-email').textContent = `${state.me.user.email} · ${state.me.user.plan}`;
+    document.getElementById('nav-users').hidden = !state.me.user.is_admin;
+    if (location.hash === '#/signin' || location.hash === '#/signup' || !location.hash)
+      location.hash = '#/keys';
+  }
+  await route();
+  document.body.dataset.ready = 'true';
+}
+
+document.getElementById('signout').addEventListener('click', async () => {
+  await api('POST', '/signout').catch(() => undefined);
+  location.hash = '#/signin';
+  signedOut();
+});
+window.addEventListener('hashchange', () => void route());
+void boot();

@@ -1,0 +1,197 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { App } from '../../src/http/types.ts';
+import type { Db } from '../../src/store/db.ts';
+import { closeApp, type Envelope, getJson, testApp, withKey } from '../support/app.ts';
+import { freshDb } from '../support/db.ts';
+
+let db: Db;
+let app: App;
+before(async () => {
+  db = await freshDb();
+  app = await testApp(db);
+});
+after(() => closeApp(app, db));
+
+const PASSWORD = 'correct horse battery';
+
+/** A browser-like client: keeps the session cookie and sends the CSRF token on changes. */
+class Browser {
+  cookie = '';
+  csrf = '';
+  constructor(private readonly ip = '198.51.100.1') {}
+
+  async call(
+    method: 'GET' | 'POST' | 'PATCH' | 'DELETE',
+    url: string,
+    payload?: object,
+    headers: Record<string, string> = {},
+  ) {
+    const res = await app.inject({
+      method,
+      url: `/dashboard/api${url}`,
+      payload,
+      remoteAddress: this.ip,
+      headers: {
+        cookie: this.cookie,
+        ...(this.csrf && method !== 'GET' ? { 'x-csrf-token': this.csrf } : {}),
+        ...headers,
+      },
+    });
+    const set = res.headers['set-cookie'];
+    if (typeof set === 'string') this.cookie = set.split(';')[0] ?? '';
+    if (res.statusCode < 300 && res.body) {
+      const token = (res.json() as { csrf_token?: string }).csrf_token;
+      if (token) this.csrf = token;
+    }
+    return res;
+  }
+}
+
+describe('dashboard API', () => {
+  test('sign up sets an HttpOnly SameSite session cookie and returns a CSRF token', async () => {
+    const browser = new Browser();
+    const res = await browser.call('POST', '/signup', { email: 'analyst@example.test', password: PASSWORD });
+    assert.equal(res.statusCode, 201);
+    const cookie = String(res.headers['set-cookie']);
+    assert.match(cookie, /^mi_session=[\w-]{43}; Path=\/dashboard; HttpOnly; SameSite=Lax/);
+    assert.doesNotMatch(cookie, /Secure/, 'plain http in tests');
+    const me = await browser.call('GET', '/me');
+    assert.equal(me.json<{ user: { email: string; plan: string } }>().user.plan, 'free');
+    const stored = await db.query<{ token_hash: string }>('SELECT token_hash FROM sessions');
+    assert.ok(
+      stored.every((s) => !cookie.includes(s.token_hash)),
+      'only a hash of the token is stored',
+    );
+  });
+
+  test('state changes need the CSRF token; cross-site origins are refused', async () => {
+    const browser = new Browser();
+    await browser.call('POST', '/signup', { email: 'csrf@example.test', password: PASSWORD });
+    const token = browser.csrf;
+    browser.csrf = '';
+    const missing = await browser.call('POST', '/keys', { name: 'x', scopes: ['read'], mode: 'test' });
+    assert.equal(missing.statusCode, 403);
+    assert.match(missing.json<Envelope>().error.message, /CSRF/);
+    browser.csrf = token;
+    const foreign = await browser.call(
+      'POST',
+      '/keys',
+      { name: 'x', scopes: ['read'], mode: 'test' },
+      { origin: 'https://evil.example' },
+    );
+    assert.equal(foreign.statusCode, 403);
+    const ok = await browser.call(
+      'POST',
+      '/keys',
+      { name: 'x', scopes: ['read'], mode: 'test' },
+      { origin: 'http://localhost:80' },
+    );
+    assert.equal(ok.statusCode, 201);
+  });
+
+  test('keys: test key created once, usable, revoked → 401; live keys refused on free; maxima enforced', async () => {
+    const browser = new Browser();
+    await browser.call('POST', '/signup', { email: 'keys@example.test', password: PASSWORD });
+    const created = await browser.call('POST', '/keys', { name: 'notebook', scopes: ['read'], mode: 'test' });
+    const { key, secret } = created.json<{ key: { id: string }; secret: string }>();
+    assert.match(secret, /^iv_test_/);
+    const listed = await browser.call('GET', '/keys');
+    assert.ok(!listed.body.includes(secret), 'the raw key is never listed');
+    assert.equal((await getJson(withKey(app, secret), '/api/v1/events?limit=1')).status, 200);
+    assert.equal((await browser.call('POST', `/keys/${key.id}/revoke`)).statusCode, 200);
+    assert.equal((await getJson(withKey(app, secret), '/api/v1/events?limit=1')).status, 401);
+    const live = await browser.call('POST', '/keys', { name: 'prod', scopes: ['read'], mode: 'live' });
+    assert.equal(live.statusCode, 403);
+    assert.match(live.json<Envelope>().error.message, /no live API access/);
+    for (let i = 0; i < 5; i++)
+      await browser.call('POST', '/keys', { name: `t${i}`, scopes: ['read'], mode: 'test' });
+    const sixth = await browser.call('POST', '/keys', { name: 't5', scopes: ['read'], mode: 'test' });
+    assert.match(sixth.json<Envelope>().error.message, /at most 5 active test keys/);
+  });
+
+  test('another user’s key cannot be revoked', async () => {
+    const owner = new Browser();
+    await owner.call('POST', '/signup', { email: 'owner@example.test', password: PASSWORD });
+    const { key } = (await owner.call('POST', '/keys', { name: 'k', scopes: ['read'], mode: 'test' })).json<{
+      key: { id: string };
+    }>();
+    const intruder = new Browser();
+    await intruder.call('POST', '/signup', { email: 'intruder@example.test', password: PASSWORD });
+    assert.equal((await intruder.call('POST', `/keys/${key.id}/revoke`)).statusCode, 404);
+  });
+
+  test('sign-in failures read the same for unknown emails and wrong passwords, and are throttled', async () => {
+    const a = new Browser('198.51.100.77');
+    const unknown = await a.call('POST', '/signin', { email: 'nobody@example.test', password: PASSWORD });
+    const wrong = await a.call('POST', '/signin', {
+      email: 'analyst@example.test',
+      password: 'not the password',
+    });
+    assert.equal(unknown.statusCode, 401);
+    assert.equal(unknown.json<Envelope>().error.message, wrong.json<Envelope>().error.message);
+    const b = new Browser('198.51.100.78');
+    for (let i = 0; i < 4; i++) {
+      const r = await b.call('POST', '/signin', { email: 'analyst@example.test', password: 'nope' });
+      assert.equal(r.statusCode, 401, r.body);
+    }
+    // Five failures for this email: locked from every address, even with the right password.
+    for (const browser of [a, new Browser('198.51.100.79')]) {
+      const locked = await browser.call('POST', '/signin', {
+        email: 'analyst@example.test',
+        password: PASSWORD,
+      });
+      assert.equal(locked.statusCode, 429);
+      assert.ok(Number(locked.headers['retry-after']) > 0);
+    }
+    // Five failures from one address, each for a different email: that address is locked.
+    const c = new Browser('198.51.100.80');
+    for (let i = 0; i < 5; i++)
+      await c.call('POST', '/signin', { email: `guess${i}@example.test`, password: 'x' });
+    assert.equal(
+      (await c.call('POST', '/signin', { email: 'keys@example.test', password: PASSWORD })).statusCode,
+      429,
+    );
+  });
+
+  test('sign in, sign out; a signed-out cookie is worthless; duplicate sign-up does not say who exists', async () => {
+    const browser = new Browser('198.51.100.90');
+    const signin = await browser.call('POST', '/signin', { email: 'keys@example.test', password: PASSWORD });
+    assert.equal(signin.statusCode, 200);
+    const cookie = browser.cookie;
+    assert.equal((await browser.call('POST', '/signout')).statusCode, 204);
+    browser.cookie = cookie;
+    assert.equal((await browser.call('GET', '/me')).statusCode, 401);
+    const dupe = await new Browser('198.51.100.91').call('POST', '/signup', {
+      email: 'KEYS@example.test',
+      password: PASSWORD,
+    });
+    assert.equal(dupe.statusCode, 400);
+    assert.doesNotMatch(dupe.json<Envelope>().error.message, /exists|taken/);
+  });
+
+  test('only admins list users and change plans', async () => {
+    const user = new Browser('198.51.100.100');
+    await user.call('POST', '/signup', { email: 'plain@example.test', password: PASSWORD });
+    assert.equal((await user.call('GET', '/admin/users')).statusCode, 403);
+    await db.query("UPDATE users SET is_admin = true WHERE email = 'plain@example.test'");
+    const list = await user.call('GET', '/admin/users');
+    const target = list
+      .json<{ data: { id: string; email: string }[] }>()
+      .data.find((u) => u.email === 'owner@example.test');
+    assert.ok(target);
+    const changed = await user.call('PATCH', `/admin/users/${target.id}`, { plan: 'developer' });
+    assert.equal(changed.json<{ user: { plan: string } }>().user.plan, 'developer');
+  });
+
+  test('the page is served from this origin with a strict CSP', async () => {
+    const page = await app.inject({ method: 'GET', url: '/dashboard' });
+    assert.equal(page.statusCode, 200);
+    assert.match(String(page.headers['content-security-policy']), /default-src 'self'; script-src 'self'/);
+    assert.doesNotMatch(page.body, /https?:\/\//, 'no external asset');
+    const script = await app.inject({ method: 'GET', url: '/dashboard/assets/app.js' });
+    assert.equal(script.statusCode, 200);
+    assert.match(String(script.headers['content-type']), /javascript/);
+    assert.equal((await app.inject({ method: 'GET', url: '/dashboard/assets/..%2fapp.ts' })).statusCode, 404);
+  });
+});
