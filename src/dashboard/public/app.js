@@ -55,7 +55,7 @@ function toast(text) {
 const when = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
 
 function render(...nodes) {
-  main.replaceChildren(...nodes);
+  main.replaceChildren(...nodes.flat());
 }
 
 function errorLine() {
