@@ -32,6 +32,7 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     requests?: Request[];
     title?: string;
+    setupClient?: (client: EventEmitter) => void;
   }
 
   export interface Result {

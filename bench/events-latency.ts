@@ -4,10 +4,13 @@
  *   (a) embedded PGlite seeded with the demo data,
  *   (b) PostgreSQL holding bench/synthetic.ts's data set (DATABASE_URL, default market_intel_bench),
  * each followed by a bare node:http server returning the same bytes, for the app/bare throughput ratio.
- * Per target: `?limit=50` at full load, a mix of filtered URLs at full load, and `?limit=50` at half
- * the full-load rate (the p99 bar), then the server's RSS.
+ * Per target: `?limit=50` at full load (autocannon, closed loop), a mix of filtered URLs at full load,
+ * and `?limit=50` open loop at a constant half of the full-load rate (the p99 bar; autocannon's own
+ * rate limiting sends each second's requests in one burst, so it is not used for this), then the
+ * server's RSS. Latencies are per response, every status, in ms with sub-ms precision.
  *
  *   npm run bench:events -- [--duration 15] [--connections 50] [--targets pglite,postgres]
+ *                           [--plan developer] [--keys 1000] [--redis]
  *
  * Auth, rate limiting and usage recording are on (DESIGN §11): the server provisions bench users on
  * --plan (default developer) holding --keys live keys (default 1000), and the load rotates over them so
@@ -19,8 +22,10 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import autocannon, { type Result } from 'autocannon';
+import { Pool } from 'undici';
 import type { Db } from '../src/store/db.ts';
 import {
   arg,
@@ -60,13 +65,14 @@ const BENCH_EMAIL = 'bench-%@bench.invalid';
 type Mode = 'pglite' | 'postgres' | 'bare';
 type ToParent =
   | { type: 'ready'; port: number; note: string; keys: string[] }
-  | { type: 'rss'; rss: number; peak: number };
+  | { type: 'rss'; rss: number; peak: number; loopP99: number; loopMax: number };
 
 // ---------------------------------------------------------------- server side (child process)
 
 async function child(mode: Mode): Promise<void> {
   const send = (message: ToParent) => process.send?.(message);
   let peak = process.memoryUsage.rss();
+  const loop = monitorEventLoopDelay({ resolution: 10 });
   const sampler = setInterval(() => {
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 100);
@@ -122,9 +128,16 @@ async function child(mode: Mode): Promise<void> {
     port = (app.server.address() as { port: number }).port;
   }
   process.on('message', (message: { type: string }) => {
-    if (message.type === 'rss') send({ type: 'rss', rss: process.memoryUsage.rss(), peak });
+    if (message.type === 'rss') {
+      // Event-loop delay since the previous report (or since ready), in ms.
+      const loopP99 = loop.percentile(99) / 1e6;
+      const loopMax = loop.max / 1e6;
+      loop.reset();
+      send({ type: 'rss', rss: process.memoryUsage.rss(), peak, loopP99, loopMax });
+    }
     if (message.type === 'stop') void cleanup().finally(() => process.exit(0));
   });
+  loop.enable();
   send({ type: 'ready', port, note, keys });
 }
 
@@ -172,7 +185,7 @@ interface Server {
   port: number;
   note: string;
   keys: string[];
-  rss(): Promise<{ rss: number; peak: number }>;
+  rss(): Promise<{ rss: number; peak: number; loopP99: number; loopMax: number }>;
   stop(): Promise<void>;
 }
 
@@ -198,8 +211,8 @@ function startServer(mode: Mode, extra: string[] = []): Promise<Server> {
     rss: async () => {
       const reply = next('rss');
       proc.send({ type: 'rss' });
-      const { rss, peak } = await reply;
-      return { rss, peak };
+      const { rss, peak, loopP99, loopMax } = await reply;
+      return { rss, peak, loopP99, loopMax };
     },
     stop: async () => {
       const exited = new Promise((resolve) => proc.once('exit', resolve));
@@ -219,7 +232,12 @@ interface Measured {
   requests: number;
   non2xx: number;
   errors: number;
-  correctedP99?: number;
+  /** Non-2xx statuses and their counts, e.g. `429×12`. */
+  statuses: string;
+  /** Server event-loop delay during the run (p99 / max, ms). */
+  loop?: string;
+  /** The first body of a non-2xx answer, if any. */
+  sampleError?: string;
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -232,7 +250,7 @@ async function load(
   label: string,
   port: number,
   paths: string[],
-  options: { duration: number; overallRate?: number; keys?: string[] },
+  options: { duration: number; keys?: string[] },
 ): Promise<Measured> {
   const keys = options.keys?.length ? options.keys : [null];
   const count = Math.max(paths.length, keys.length);
@@ -242,11 +260,18 @@ async function load(
     return { method: 'GET', path: paths[i % paths.length] ?? '/', headers };
   });
   const latencies: number[] = [];
+  let sampleError: string | undefined;
   const instance = autocannon({
+    setupClient: (client) => {
+      client.on('body', (body: Buffer) => {
+        if (sampleError === undefined && body.subarray(0, 9).toString() === '{"error":') {
+          sampleError = body.toString().slice(0, 300);
+        }
+      });
+    },
     url: `http://127.0.0.1:${port}`,
     connections: CONNECTIONS,
     duration: options.duration,
-    overallRate: options.overallRate,
     requests,
     timeout: 10,
   });
@@ -265,7 +290,75 @@ async function load(
     requests: latencies.length,
     non2xx: result.non2xx,
     errors: result.errors,
-    correctedP99: options.overallRate ? result.latency.p99 : undefined,
+    statuses: Object.entries(result.statusCodeStats ?? {})
+      .filter(([code]) => !code.startsWith('2'))
+      .map(([code, { count }]) => `${code}×${count}`)
+      .join(' '),
+    sampleError,
+  };
+}
+
+/**
+ * Open-loop load at a constant rate: request i is due at start + i / rate, whatever the earlier ones
+ * did, and its latency counts from that due time (so queueing behind a stall is not hidden). Up to
+ * CONNECTIONS keep-alive connections.
+ */
+async function paced(
+  label: string,
+  port: number,
+  paths: string[],
+  rate: number,
+  keys: string[],
+): Promise<Measured> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, pipelining: 1 });
+  const latencies: number[] = [];
+  const statuses = new Map<number, number>();
+  let errors = 0;
+  let sampleError: string | undefined;
+  const interval = 1000 / rate;
+  const start = performance.now();
+  const end = start + DURATION * 1000;
+  const pending: Promise<void>[] = [];
+  for (let i = 0; ; i++) {
+    const due = start + i * interval;
+    if (due >= end) break;
+    const wait = due - performance.now();
+    if (wait > 0.5) await new Promise((resolve) => setTimeout(resolve, wait));
+    const key = keys[i % keys.length];
+    const request = pool
+      .request({
+        method: 'GET',
+        path: paths[i % paths.length] ?? '/',
+        headers: key ? { 'x-api-key': key } : {},
+      })
+      .then(async (res) => {
+        const body = await res.body.text();
+        latencies.push(performance.now() - due);
+        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
+        if (res.statusCode >= 300 && sampleError === undefined) sampleError = body.slice(0, 300);
+      })
+      .catch(() => {
+        errors++;
+      });
+    pending.push(request);
+  }
+  await Promise.all(pending);
+  const elapsed = (performance.now() - start) / 1000;
+  await pool.close();
+  const sorted = Float64Array.from(latencies).sort();
+  const non2xx = [...statuses].filter(([code]) => code < 200 || code > 299);
+  return {
+    label,
+    rps: latencies.length / elapsed,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? (sorted[sorted.length - 1] ?? 0) : Number.NaN,
+    requests: latencies.length,
+    non2xx: non2xx.reduce((n, [, count]) => n + count, 0),
+    errors,
+    statuses: non2xx.map(([code, count]) => `${code}×${count}`).join(' '),
+    sampleError,
   };
 }
 
@@ -309,20 +402,28 @@ async function benchTarget(target: 'pglite' | 'postgres', scratch: string): Prom
     const bodyFile = path.join(scratch, `${target}-events.json`);
     await writeFile(bodyFile, first.body);
 
+    /** One run, then the server's event-loop delay over it. */
+    const measure = async (run: () => Promise<Measured>) => {
+      await server.rss();
+      const m = await run();
+      const stats = await server.rss();
+      return { ...m, loop: `${stats.loopP99.toFixed(1)} / ${stats.loopMax.toFixed(0)} ms` };
+    };
+    const closed = (label: string, paths: string[]) => () =>
+      load(label, server.port, paths, { duration: DURATION, keys });
     log('warm-up 3 s');
     await load('warm-up', server.port, [EVENTS_PATH], { duration: 3, keys });
     const runs: Measured[] = [];
     log(`GET ${EVENTS_PATH}: ${CONNECTIONS} connections, ${DURATION} s`);
-    runs.push(await load('events?limit=50', server.port, [EVENTS_PATH], { duration: DURATION, keys }));
+    runs.push(await measure(closed('events?limit=50', [EVENTS_PATH])));
     log(`filtered mix of ${MIX_PATHS.length} URLs: ${CONNECTIONS} connections, ${DURATION} s`);
-    runs.push(await load('filtered mix', server.port, MIX_PATHS, { duration: DURATION, keys }));
+    runs.push(await measure(closed('filtered mix', MIX_PATHS)));
     const half = Math.max(1, Math.round((runs[0]?.rps ?? 2) / 2));
-    log(`GET ${EVENTS_PATH} at half load (${half} req/s), ${DURATION} s`);
+    log(`GET ${EVENTS_PATH} at a constant ${half} req/s (half the full-load rate), ${DURATION} s`);
     runs.push(
-      await load(`events?limit=50 @ ${half} req/s`, server.port, [EVENTS_PATH], {
-        duration: DURATION,
-        overallRate: half,
-      }),
+      await measure(() =>
+        paced(`events?limit=50 paced @ ${half} req/s`, server.port, [EVENTS_PATH], half, keys),
+      ),
     );
     const { rss, peak } = await server.rss();
     await server.stop();
@@ -381,19 +482,32 @@ async function main(): Promise<void> {
       '',
       `## ${r.target} (${r.note}); server ready in ${r.startMs} ms; response ${fmtInt(r.bodyBytes)} bytes`,
       table(
-        ['run', 'req/s', 'p50', 'p90', 'p99', 'max', 'requests', 'non-2xx', 'errors'],
+        [
+          'run',
+          'req/s',
+          'p50',
+          'p90',
+          'p99',
+          'max',
+          'requests',
+          'non-2xx',
+          'errors',
+          'server loop delay p99/max',
+        ],
         [...r.runs, r.bare].map((m) => [
           m.label,
           fmtInt(m.rps),
           fmtMs(m.p50),
           fmtMs(m.p90),
-          fmtMs(m.p99) + (m.correctedP99 === undefined ? '' : ` (CO-corrected ${m.correctedP99} ms)`),
+          fmtMs(m.p99),
           fmtMs(m.max),
           fmtInt(m.requests),
-          fmtInt(m.non2xx),
+          fmtInt(m.non2xx) + (m.statuses ? ` (${m.statuses})` : ''),
           fmtInt(m.errors),
+          m.loop ?? '',
         ]),
       ),
+      ...r.runs.flatMap((m) => (m.sampleError ? [`first error body in "${m.label}": ${m.sampleError}`] : [])),
       `app / bare throughput: ${(100 * ratio).toFixed(1)} % (DESIGN §11 bar: ≥ 50 % in PostgreSQL mode)`,
       `p99 at half load: ${halfRun ? fmtMs(halfRun.p99) : 'n/a'} (bar: ≤ 10 ms)`,
       `max latency at 50 connections: ${main ? fmtMs(main.max) : 'n/a'}${

@@ -9,18 +9,24 @@ import { errors } from './http/errors.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { registerAdmin } from './http/routes/admin.ts';
 import { registerCompanies } from './http/routes/companies.ts';
+import { registerDashboardApi } from './http/routes/dashboard.ts';
+import { registerDashboardStatic } from './http/routes/dashboard-static.ts';
 import { registerEvents } from './http/routes/events.ts';
+import { registerIngest } from './http/routes/ingest.ts';
 import { registerMarket } from './http/routes/market.ts';
 import { registerMeta } from './http/routes/meta.ts';
 import { registerRegimes } from './http/routes/regimes.ts';
 import { registerSignals } from './http/routes/signals.ts';
 import { registerUsage } from './http/routes/usage.ts';
+import { registerWebhooks } from './http/routes/webhooks.ts';
 import type { App, Services } from './http/types.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
 import { createRedisLimiter } from './infra/redis-limiter.ts';
 import { UsageRecorder } from './infra/usage.ts';
 import type { Db } from './store/db.ts';
+import { type HostResolver, systemResolver, TargetPolicy } from './webhooks/target.ts';
+import { DeliveryWorker } from './webhooks/worker.ts';
 
 export interface AppDeps {
   config: Config;
@@ -35,6 +41,14 @@ export interface AppDeps {
    * (`npm run bench:events`); never reachable from configuration.
    */
   security?: boolean;
+  webhooks?: {
+    /** Runs the delivery worker in this process (embedded `serve`; not `serve --no-worker`). */
+    worker?: boolean;
+    /** DNS for webhook targets (tests inject one); default the system resolver. */
+    resolve?: HostResolver;
+    /** The worker's idle poll interval in ms (default 250). */
+    pollMs?: number;
+  };
 }
 
 const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
@@ -92,6 +106,28 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerRegimes(app, services);
   registerUsage(app, services);
   registerAdmin(app, services);
+  registerIngest(app, services);
+  const resolve = deps.webhooks?.resolve ?? systemResolver;
+  registerWebhooks(app, services, { resolve });
+  registerDashboardStatic(app);
+  registerDashboardApi(app, services, {
+    db: deps.db,
+    secretKey: deps.config.secretKey,
+    policy: new TargetPolicy(deps.config.webhookAllowCidrs),
+    resolve,
+    now,
+  });
+  if (deps.webhooks?.worker) {
+    const worker = new DeliveryWorker({
+      db: deps.db,
+      config: deps.config,
+      log: app.log,
+      resolve,
+      pollMs: deps.webhooks.pollMs,
+    });
+    app.addHook('onReady', () => worker.start());
+    app.addHook('onClose', () => worker.stop());
+  }
   return app;
 }
 

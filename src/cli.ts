@@ -1,11 +1,13 @@
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
+import { evaluateCommand } from './cli-evaluate.ts';
+import { CommandFailed, ingestCommands } from './cli-ingest.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './domain/passwords.ts';
 import { isPlan, PLANS, SCOPES, type Scope } from './domain/plans.ts';
 import { seed } from './pipeline/seed.ts';
-import { serve } from './server.ts';
+import { runWorker, serve } from './server.ts';
 import { AccountRuleError, createAccount, issueKey } from './services/accounts.ts';
 import { findUserByEmail, revokeKey } from './store/accounts.ts';
 import { type Db, openDb, openMemoryDb } from './store/db.ts';
@@ -15,14 +17,30 @@ import { migrate } from './store/migrate.ts';
 const USAGE = `usage: market-intel <command> [options]
 
 commands:
-  serve [--port N] [--no-seed]   migrate, seed an empty database, serve the API
+  serve [--port N] [--no-seed] [--no-worker]
+                                 migrate, seed an empty database, serve the API (and deliver
+                                 webhooks, unless --no-worker)
+  worker                         only deliver webhooks (cluster mode: beside serve --no-worker)
   migrate                        apply pending SQL migrations
   seed                           load the shipped demo data (idempotent)
   openapi [--write FILE]         print (or write) the OpenAPI 3.1 document
+  evaluate [--engine E] [--version V] [--out DIR]
+                                 event study of the stored signals: abnormal returns vs ITA and SPY
+                                 by signal-score bucket → DIR/REPORT.md, chart.svg, events.csv
+                                 (default DIR ./reports/evaluation-<engine>/)
   users create --email E [--plan P] [--admin] [--password PW]
   keys create --email E --name N --scopes read[,write[,admin]] [--test] [--json]
                                  prints the raw key once (with --json: one JSON object)
   keys revoke --id ID
+  ingest usaspending --file F    import a bulk-download award CSV or JSON array (.gz accepted)
+  ingest usaspending --from YYYY-MM-DD --to YYYY-MM-DD [--restart]
+                                 fetch contract awards from the USASpending API (USASPENDING_BASE_URL);
+                                 an interrupted run resumes from its checkpoint when run again
+  ingest candles --file F --ticker T
+                                 import daily candles (date,open,high,low,close[,adj_close],volume)
+  score [--engine E] [--all]     score contracts without a signal for the engine's current version
+                                 (--all: rescore every matched contract)
+  unmatched [--limit N] [--json] recipients without a ticker, largest total value first
 
 In embedded mode (no DATABASE_URL) commands that write need the server stopped;
 while it runs, use its admin API (/api/v1/admin/...).
@@ -43,12 +61,16 @@ const commands: Record<string, (args: string[], config: Config) => Promise<void>
   async serve(args, config) {
     const { values } = parseArgs({
       args,
-      options: { port: { type: 'string' }, 'no-seed': { type: 'boolean' } },
+      options: { port: { type: 'string' }, 'no-seed': { type: 'boolean' }, 'no-worker': { type: 'boolean' } },
     });
     const port = values.port === undefined ? config.port : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new ConfigError('--port', 'expected 0..65535');
-    await serve({ ...config, port }, { seedIfEmpty: !values['no-seed'] });
+    await serve({ ...config, port }, { seedIfEmpty: !values['no-seed'], worker: !values['no-worker'] });
+  },
+  async worker(args, config) {
+    parseArgs({ args, options: {} });
+    await runWorker(config);
   },
   async migrate(args, config) {
     parseArgs({ args, options: {} });
@@ -171,6 +193,8 @@ class UsageError extends Error {}
 
 commands.users = usersCommand;
 commands.keys = keysCommand;
+commands.evaluate = evaluateCommand;
+Object.assign(commands, ingestCommands);
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
@@ -193,6 +217,10 @@ export async function main(argv: string[]): Promise<number> {
     ) {
       say(`market-intel: ${error.message}`);
       return 2;
+    }
+    if (error instanceof CommandFailed) {
+      say(`market-intel: ${error.message}`);
+      return 1;
     }
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
       say(`market-intel ${name}: ${error.message}`);

@@ -16,7 +16,8 @@ export interface Config {
   webhookAllowCidrs: string[];
   webhookCaFile: string | null;
   usaspendingBaseUrl: string;
-  ingestSchedule: string | null;
+  /** Interval of the in-process USASpending ingest, in ms; null when off (the default). */
+  ingestSchedule: number | null;
 }
 
 export class ConfigError extends Error {
@@ -81,6 +82,22 @@ export function parseDurations(raw: string, name: string): number[] {
   });
 }
 
+const SCHEDULE_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** The scheduler's interval: `off`, or `30m`, `6h`, `24h`, `1d`; at least a minute, at most a week. */
+export function parseSchedule(raw: string | null): number | null {
+  if (raw === null || raw.toLowerCase() === 'off') return null;
+  const match = /^(\d+)(m|h|d)$/.exec(raw);
+  const ms = match ? Number(match[1]) * (SCHEDULE_UNITS[match[2] ?? ''] ?? 0) : 0;
+  if (ms < 60_000 || ms > 7 * 86_400_000) {
+    throw new ConfigError(
+      'INGEST_SCHEDULE',
+      `expected off or an interval from 1m to 7d such as 30m, 6h or 24h, got "${raw}"`,
+    );
+  }
+  return ms;
+}
+
 function cidrs(env: Env, name: string): string[] {
   const raw = text(env, name);
   if (raw === null) return [];
@@ -114,6 +131,6 @@ export function loadConfig(env: Env = process.env): Config {
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),
     usaspendingBaseUrl:
       url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',
-    ingestSchedule: text(env, 'INGEST_SCHEDULE'),
+    ingestSchedule: parseSchedule(text(env, 'INGEST_SCHEDULE')),
   };
 }

@@ -125,8 +125,21 @@ export const KEYWORD_RULES: readonly KeywordRule[] = [
     2,
     /\b(?:FACILITY|FACILITIES|REPAIR AND ALTERATION|SITE WORK|ELECTRICAL DISTRIBUTION|GROUNDS|UTILITIES|PUBLIC WORKS|ENVIRONMENTAL REMEDIATION|GUARD SERVICES|HEATING)\b/,
   ),
+  // Building systems and housing upkeep.
+  rule(
+    'construction_facilities',
+    2,
+    /(?:\bA\/CS?\b|\b(?:AIR CONDITIONING|AIR CONDITIONERS?|WATER HEATERS?|DRAINAGE|GOVERNMENT QUARTERS|FAMILY HOUSING|ELEVATORS?)\b)/,
+  ),
   // Logistics and supply (spare parts bought through DLA carry "<part number>!NOUN").
   rule('logistics_supply', 1.5, /(?:^|\s)\d{9,10}!|\bNSN\b|\bNOUN:/),
+  // Supply-system buying offices (what is left of an FPDS record dump is the office's name).
+  rule(
+    'logistics_supply',
+    2,
+    /\b(?:DSC|DSSC|DEFENSE SUPPLY CENTER|SUPPLY CENT(?:ER)?|FISC|DEFENSE ENERGY SUPPORT CENTER|DEFENSE DISTRIBUTION CENTER)\b/,
+  ),
+  rule('logistics_supply', 1, /\b(?:TOOLING|HANDSAWS?|HAND TOOLS?|TOOL KITS?)\b/),
   rule(
     'logistics_supply',
     2,
@@ -149,6 +162,12 @@ export const KEYWORD_RULES: readonly KeywordRule[] = [
     'professional_services',
     3,
     /\b(?:CONSULTING|ADVISORY|ADVISORS?|ADMINISTRATIVE|PROGRAM MANAGEMENT|PROGRAM SUPPORT|PROJECT MANAGEMENT|MANAGEMENT SUPPORT|TECHNICAL ASSISTANCE|ACQUISITION SUPPORT|AUDIT\w*|ACCOUNTING|STAFFING|TRAINING|LEGAL|EXPERT WITNESS|ANALYSTS?|SPECIALISTS?|FINANCIAL MANAGEMENT|SETA|A&AS|ENGINEERING SERVICES|ENGINEERING SUPPORT|TECHNICAL SUPPORT|LANGUAGE|TRANSLATION|MARKETING|ADVERTISING|DISASTER|FEMA|PUBLIC ASSISTANCE|OUTREACH|POLICY|STRATEGY)\b/,
+  ),
+  // Administrative support services.
+  rule(
+    'professional_services',
+    3,
+    /\b(?:CLERKS?|CLERICAL|COURT REPORT\w*|COURIERS?|TRANSCRIPTION|RECEPTIONISTS?|SECRETAR\w*|DATA ENTRY)\b/,
   ),
   rule(
     'professional_services',

@@ -5,7 +5,7 @@ import { CLASSIFICATION_LABELS, type ClassificationLabel } from './types.ts';
 export { classifyFromPsc } from './psc.ts';
 
 /** Bump whenever rules or weights change: stored classifications are tagged with it. */
-export const CLASSIFIER_VERSION = 'kw-1';
+export const CLASSIFIER_VERSION = 'kw-2';
 
 export interface ClassifyInput {
   description: string | null;
@@ -18,7 +18,21 @@ const PSC_WEIGHT = 10;
 /** NAICS describes the vendor's industry rather than this purchase: a hint, not a verdict. */
 const NAICS_WEIGHT = 1.5;
 
+/** Bulk files repeat descriptions a lot ("NAVY REQMT", DLA part nouns, option exercises). */
+const CACHE_LIMIT = 100_000;
+const cache = new Map<string, ClassificationLabel>();
+
 export function classify(input: ClassifyInput): ClassificationLabel {
+  const key = `${input.description ?? ''}\u0000${input.naics ?? ''}\u0000${input.psc ?? ''}`;
+  const hit = cache.get(key);
+  if (hit !== undefined) return hit;
+  const label = classifyUncached(input);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, label);
+  return label;
+}
+
+function classifyUncached(input: ClassifyInput): ClassificationLabel {
   const scores = new Map<ClassificationLabel, number>();
   addDescriptionScores(scores, input.description ?? '');
   const naicsLabel = input.naics ? labelFromNaics(input.naics) : null;
@@ -28,9 +42,17 @@ export function classify(input: ClassifyInput): ClassificationLabel {
   return argmax(scores);
 }
 
+/**
+ * Some legacy descriptions are raw FPDS record dumps ("200605!000064!5700!FA4484!305CONS/LGC   !…"):
+ * codes, dates and numbers that match keywords by accident. Only the contracting office's name
+ * (the fifth field) says anything, and only about who buys.
+ */
+const FPDS_DUMP = /^\s*\d{6}![0-9A-Z]{6}![0-9A-Z]{4}![0-9A-Z]{6}!([^!]*)!/;
+
 /** Each rule counts once however often its words repeat, so long descriptions do not snowball. */
 function addDescriptionScores(scores: Map<ClassificationLabel, number>, description: string): void {
-  const text = description.toUpperCase();
+  const upper = description.toUpperCase();
+  const text = FPDS_DUMP.exec(upper)?.[1] ?? upper;
   if (text.trim() === '') return;
   for (const { label, weight, pattern } of KEYWORD_RULES) {
     if (pattern.test(text)) add(scores, label, weight);

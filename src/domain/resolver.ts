@@ -1,8 +1,8 @@
-import { buildNameIndex, type NameEntry, type NameIndex } from './name-index.ts';
+import { buildNameIndex, type NameEntry, type NameIndex, type RankedCandidate } from './name-index.ts';
 import { nameTokens, normalizeName } from './names.ts';
 
 /** Bump whenever matching rules or confidences change: stored match_confidence values depend on it. */
-export const RESOLVER_VERSION = 'res-1';
+export const RESOLVER_VERSION = 'res-2';
 
 export interface AliasEntry {
   aliasNorm: string;
@@ -47,6 +47,14 @@ const PARENT_FUZZY_FACTOR = 0.95;
 /** Two different companies this close make the pick a coin toss. */
 const AMBIGUITY_MARGIN = 0.02;
 const AMBIGUITY_PENALTY = 0.05;
+/**
+ * A name that holds two companies' names ("RAYTHEON/LOCKHEED MARTIN JAVELIN JV", "BOEING SIKORSKY
+ * AIRCRAFT SUPPORT") is a joint venture: once the best match's words are taken out, what is left
+ * still matches another ticker by prefix or brand at this similarity or more.
+ */
+const RIVAL_SIMILARITY = 0.84;
+/** A joint venture is left for curation: one ticker would be a guess. */
+const JOINT_VENTURE_CONFIDENCE = 0.5;
 const CACHE_LIMIT = 200_000;
 
 export function buildResolver(
@@ -75,16 +83,23 @@ export function buildResolver(
     return { ticker: fuzzy.ticker, confidence: fuzzy.confidence, method: 'fuzzy', nameNorm };
   }
 
+  // Raw spellings first (no normalization on a hit), then normalized names (spelling variants).
+  const rawCache = new Map<string, Resolution>();
+  const remember = (map: Map<string, Resolution>, key: string, result: Resolution): void => {
+    if (map.size >= CACHE_LIMIT) map.clear();
+    map.set(key, result);
+  };
   return {
     resolve(input) {
+      const rawKey = `${input.recipientName}\u0000${input.parentName ?? ''}`;
+      const seen = rawCache.get(rawKey);
+      if (seen !== undefined) return seen;
       const nameNorm = normalizeName(input.recipientName);
       const parentNorm = input.parentName ? normalizeName(input.parentName) : '';
       const key = `${nameNorm}\u0000${parentNorm}`;
-      const hit = cache.get(key);
-      if (hit !== undefined) return hit;
-      const result = resolveUncached(nameNorm, parentNorm);
-      if (cache.size >= CACHE_LIMIT) cache.clear();
-      cache.set(key, result);
+      const result = cache.get(key) ?? resolveUncached(nameNorm, parentNorm);
+      remember(cache, key, result);
+      remember(rawCache, rawKey, result);
       return result;
     },
   };
@@ -119,14 +134,17 @@ interface FuzzyHit {
 
 function bestFuzzy(index: NameIndex, nameNorm: string, parentNorm: string): FuzzyHit | null {
   const own = fuzzyHit(index, nameNorm, 1);
-  const parent = parentNorm === '' ? null : fuzzyHit(index, parentNorm, PARENT_FUZZY_FACTOR);
+  // A parent spelled like the recipient can only score the recipient's own match × 0.95.
+  const parent =
+    parentNorm === '' || parentNorm === nameNorm ? null : fuzzyHit(index, parentNorm, PARENT_FUZZY_FACTOR);
   if (own === null) return parent;
   if (parent === null) return own;
   return parent.confidence > own.confidence ? parent : own;
 }
 
 function fuzzyHit(index: NameIndex, norm: string, factor: number): FuzzyHit | null {
-  const ranked = index.rank(nameTokens(norm));
+  const tokens = nameTokens(norm);
+  const ranked = index.rank(tokens);
   const best = ranked[0];
   if (best === undefined) return null;
   let confidence = Math.min(best.similarity, 1) * FUZZY_CEILING * factor;
@@ -134,7 +152,29 @@ function fuzzyHit(index: NameIndex, norm: string, factor: number): FuzzyHit | nu
   if (rival !== undefined && best.similarity - rival.similarity < AMBIGUITY_MARGIN) {
     confidence -= AMBIGUITY_PENALTY;
   }
+  // Only a confidence above the cap can change; most names never get there.
+  if (
+    confidence > JOINT_VENTURE_CONFIDENCE &&
+    best.rule !== 'exact' &&
+    namesAnotherCompany(index, tokens, best)
+  ) {
+    confidence = Math.min(confidence, JOINT_VENTURE_CONFIDENCE);
+  }
   return { ticker: best.ticker, confidence: round4(confidence) };
+}
+
+function namesAnotherCompany(index: NameIndex, tokens: readonly string[], best: RankedCandidate): boolean {
+  const used = new Set(nameTokens(best.norm));
+  const rest = tokens.filter((t) => !used.has(t));
+  if (rest.length === 0) return false;
+  return index
+    .rank(rest)
+    .some(
+      (c) =>
+        c.ticker !== best.ticker &&
+        c.similarity >= RIVAL_SIMILARITY &&
+        (c.rule === 'exact' || c.rule === 'prefix' || c.rule === 'brand'),
+    );
 }
 
 function round4(x: number): number {

@@ -37,3 +37,81 @@ export function trailingStats(history: readonly DatedValue[], date: string): Eng
   const median = values.length % 2 ? (values[mid] ?? 0) : ((values[mid - 1] ?? 0) + (values[mid] ?? 0)) / 2;
   return { count: values.length, totalValue: values.reduce((sum, v) => sum + v, 0), medianValue: median };
 }
+
+/**
+ * `trailingStats` for many dates of one ticker's history at once, in O((n + q) log n): the queries
+ * are visited in date order while a 365-day window slides over `history`, and a Fenwick tree over
+ * the window's value ranks answers the median. Gives exactly what `trailingStats` gives for each
+ * date (whole-dollar values sum exactly), in the order of `dates`.
+ */
+export function trailingStatsMany(
+  history: readonly DatedValue[],
+  dates: readonly string[],
+): EngineInput['trailing'][] {
+  const out: EngineInput['trailing'][] = new Array(dates.length);
+  const ranks = [...new Set(history.map((h) => h.value))].sort((x, y) => x - y);
+  const rankOf = new Map(ranks.map((v, i) => [v, i]));
+  const tree = new FenwickCounter(ranks.length);
+  const order = dates
+    .map((_, i) => i)
+    .sort((a, b) => {
+      const x = dates[a] ?? '';
+      const y = dates[b] ?? '';
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+  let start = 0;
+  let end = 0;
+  let total = 0;
+  for (const qi of order) {
+    const date = dates[qi] ?? '';
+    const from = addDays(date, -365);
+    while (end < history.length && (history[end]?.date ?? '') < date) {
+      const value = history[end]?.value ?? 0;
+      tree.add(rankOf.get(value) ?? 0, 1);
+      total += value;
+      end += 1;
+    }
+    while (start < end && (history[start]?.date ?? '') < from) {
+      const value = history[start]?.value ?? 0;
+      tree.add(rankOf.get(value) ?? 0, -1);
+      total -= value;
+      start += 1;
+    }
+    const count = end - start;
+    if (count === 0) {
+      out[qi] = { count: 0, totalValue: 0, medianValue: 0 };
+      continue;
+    }
+    const mid = count >> 1;
+    const upper = ranks[tree.kth(mid)] ?? 0;
+    const median = count % 2 ? upper : ((ranks[tree.kth(mid - 1)] ?? 0) + upper) / 2;
+    out[qi] = { count, totalValue: total, medianValue: median };
+  }
+  return out;
+}
+
+/** Counts per rank with prefix sums and "k-th smallest" (0-based) by binary lifting. */
+class FenwickCounter {
+  private readonly tree: Int32Array;
+  private readonly top: number;
+  constructor(size: number) {
+    this.tree = new Int32Array(size + 1);
+    this.top = size === 0 ? 0 : 2 ** Math.floor(Math.log2(size));
+  }
+  add(rank: number, delta: number): void {
+    for (let i = rank + 1; i < this.tree.length; i += i & -i) this.tree[i] = (this.tree[i] ?? 0) + delta;
+  }
+  kth(k: number): number {
+    let pos = 0;
+    let remaining = k + 1;
+    for (let step = this.top; step > 0; step >>= 1) {
+      const next = pos + step;
+      const count = this.tree[next] ?? 0;
+      if (next < this.tree.length && count < remaining) {
+        pos = next;
+        remaining -= count;
+      }
+    }
+    return pos; // the rank (0-based) whose prefix count first reaches k + 1
+  }
+}

@@ -10,6 +10,8 @@ const TAGS: Record<string, string> = {
   predictions: 'Forward predictions (later phase).',
   meta: 'Health and this document; no key required.',
   account: "The calling key's own usage.",
+  webhooks:
+    "Signed `signal.created` pushes to the key owner's HTTPS endpoints, their deliveries and attempts.",
   admin: 'Users and keys; admin-scope keys of admin users.',
 };
 

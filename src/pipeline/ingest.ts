@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { classify } from '../domain/classifier.ts';
 import { computeRegime } from '../domain/regimes.ts';
-import { type DatedValue, trailingStats } from '../domain/trailing.ts';
+import { type DatedValue, trailingStatsMany } from '../domain/trailing.ts';
 import type { AwardRecord, Candle, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
 import {
@@ -11,6 +11,7 @@ import {
   upsertRegimes,
   upsertSignals,
 } from '../store/writes.ts';
+import { enqueueSignalCreated } from '../webhooks/outbox.ts';
 import type { PipelineContext } from './context.ts';
 
 export interface IngestCounts {
@@ -26,6 +27,8 @@ export interface IngestCounts {
 export interface IngestOptions {
   batchSize?: number;
   onProgress?: (stage: string, done: number, total: number) => void;
+  /** false: store only; a caller writing one run in several calls scores it once at the end. */
+  score?: boolean;
 }
 
 /** The contract facts an engine needs, as stored. */
@@ -64,27 +67,91 @@ export async function ingestAwards(
     signals_created: 0,
   };
   const changed: ScoredContract[] = [];
-  for (let start = 0; start < awards.length; start += batchSize) {
-    const batch = awards.slice(start, start + batchSize).map((award) => resolveAward(ctx, award));
-    const written = await ctx.db.transaction(async (tx) => {
-      const rows = await upsertContracts(tx, batch, ctx.now());
-      await tallyUnmatched(tx, batch, new Set(rows.filter((r) => r.inserted).map((r) => r.id)));
-      return rows;
-    });
-    const writtenIds = new Map(written.map((r) => [r.id, r.inserted]));
-    for (const item of batch) {
-      if (item.ticker) counts.matched += 1;
-      else counts.unmatched += 1;
-      const inserted = writtenIds.get(item.award.id);
-      if (inserted === undefined) continue;
-      if (inserted) counts.inserted += 1;
-      else counts.updated += 1;
-      if (item.ticker) changed.push(toScored(item, item.ticker));
-    }
-    progress('contracts', Math.min(start + batchSize, awards.length), awards.length);
+  const unique = latestPerId(awards);
+  const writes = new WritePipeline();
+  for (let start = 0; start < unique.length; start += batchSize) {
+    const batch = byId(unique.slice(start, start + batchSize)).map((award) => resolveAward(ctx, award));
+    const done = Math.min(start + batchSize, unique.length);
+    await writes.enqueue(
+      () =>
+        ctx.db.transaction(async (tx) => {
+          const rows = await upsertContracts(tx, batch, ctx.now());
+          await tallyUnmatched(tx, batch, new Set(rows.filter((r) => r.inserted).map((r) => r.id)));
+          return rows;
+        }),
+      (written) => {
+        const writtenIds = new Map(written.map((r) => [r.id, r.inserted]));
+        for (const item of batch) {
+          if (item.ticker) counts.matched += 1;
+          else counts.unmatched += 1;
+          const inserted = writtenIds.get(item.award.id);
+          if (inserted === undefined) continue;
+          if (inserted) counts.inserted += 1;
+          else counts.updated += 1;
+          if (item.ticker) changed.push(toScored(item, item.ticker));
+        }
+        progress('contracts', done, unique.length);
+      },
+    );
   }
+  await writes.drain();
+  if (options.score === false) return counts;
   counts.signals_created = await scoreContracts(ctx, changed, { batchSize, onProgress: progress });
   return counts;
+}
+
+/**
+ * Overlaps the CPU work of the next batch (resolve, classify, score) with the database writes of
+ * earlier ones. With depth 1 (contracts) at most one write is in flight and writes start — and their
+ * results are handled — in batch order, exactly as if each were awaited in turn. Signal batches touch
+ * disjoint rows, so they may run two at a time on PostgreSQL (a second core for the server while node
+ * scores); PGlite runs one transaction at a time anyway.
+ */
+class WritePipeline {
+  private readonly inFlight = new Set<Promise<void>>();
+  private failure: { error: unknown } | null = null;
+
+  constructor(private readonly depth = 1) {}
+
+  /** Waits until fewer than `depth` writes are in flight, then starts `write` without waiting for it. */
+  async enqueue<T>(write: () => Promise<T>, handle: (result: T) => void): Promise<void> {
+    while (this.inFlight.size >= this.depth) await Promise.race(this.inFlight);
+    this.rethrow();
+    const pending: Promise<void> = write()
+      .then(handle)
+      .catch((error: unknown) => {
+        this.failure ??= { error };
+      })
+      .finally(() => this.inFlight.delete(pending));
+    this.inFlight.add(pending);
+  }
+
+  async drain(): Promise<void> {
+    await Promise.all(this.inFlight);
+    this.rethrow();
+  }
+
+  private rethrow(): void {
+    if (this.failure) throw this.failure.error;
+  }
+}
+
+/**
+ * One record per award id: PostgreSQL cannot upsert a row twice in one statement, and real
+ * spending_by_award pages do repeat an id. The record modified last wins; on a tie, the later one.
+ */
+function latestPerId(awards: readonly AwardRecord[]): AwardRecord[] {
+  const kept = new Map<string, AwardRecord>();
+  for (const award of awards) {
+    const seen = kept.get(award.id);
+    if (!seen || (award.sourceModifiedAt ?? '') >= (seen.sourceModifiedAt ?? '')) kept.set(award.id, award);
+  }
+  return kept.size === awards.length ? [...awards] : [...kept.values()];
+}
+
+/** Rows locked in one order, so concurrent runs over the same awards wait instead of deadlocking. */
+function byId(awards: AwardRecord[]): AwardRecord[] {
+  return awards.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 function toScored(item: ResolvedAward, ticker: string): ScoredContract {
@@ -144,7 +211,9 @@ export async function scoreContracts(
   const tickers = [...new Set(contracts.map((c) => c.ticker))];
   const [history, sectors] = await Promise.all([loadHistory(ctx.db, tickers), loadSectors(ctx.db, tickers)]);
   const regimeByDate = new Map<string, RegimeResult | null>();
+  const trailing = trailingById(contracts, history);
   let created = 0;
+  const writes = new WritePipeline(ctx.db.kind === 'postgres' ? 2 : 1);
   for (let start = 0; start < contracts.length; start += batchSize) {
     const batch = contracts.slice(start, start + batchSize);
     const regimes: { contractId: string; ticker: string; regime: RegimeResult }[] = [];
@@ -155,7 +224,7 @@ export async function scoreContracts(
       const input: EngineInput = {
         contract: { ...contract },
         company: sectors.get(contract.ticker) ?? null,
-        trailing: trailingStats(history.get(contract.ticker) ?? [], contract.awardDate),
+        trailing: trailing.get(contract.id) ?? NO_TRAILING,
         regime,
       };
       for (const engine of ctx.engines) {
@@ -168,14 +237,50 @@ export async function scoreContracts(
         });
       }
     }
-    const written = await ctx.db.transaction(async (tx) => {
-      await upsertRegimes(tx, regimes);
-      return upsertSignals(tx, signals, ctx.now());
-    });
-    created += written.filter((w) => w.inserted).length;
-    options.onProgress?.('signals', Math.min(start + batchSize, contracts.length), contracts.length);
+    const done = Math.min(start + batchSize, contracts.length);
+    await writes.enqueue(
+      () =>
+        ctx.db.transaction(async (tx) => {
+          await upsertRegimes(tx, regimes);
+          const rows = await upsertSignals(tx, signals, ctx.now());
+          // In the same transaction as the signals: a crash cannot lose a delivery or send one for a rolled-back signal.
+          await enqueueSignalCreated(tx, rows, ctx.signalThreshold, ctx.now());
+          return rows;
+        }),
+      (written) => {
+        created += written.filter((w) => w.inserted).length;
+        options.onProgress?.('signals', done, contracts.length);
+      },
+    );
   }
+  await writes.drain();
   return created;
+}
+
+const NO_TRAILING: EngineInput['trailing'] = { count: 0, totalValue: 0, medianValue: 0 };
+
+/** Every contract's trailing statistics, one sliding pass per ticker instead of a sort per contract. */
+function trailingById(
+  contracts: readonly ScoredContract[],
+  history: ReadonlyMap<string, DatedValue[]>,
+): Map<string, EngineInput['trailing']> {
+  const byTicker = new Map<string, ScoredContract[]>();
+  for (const c of contracts) {
+    const list = byTicker.get(c.ticker);
+    if (list) list.push(c);
+    else byTicker.set(c.ticker, [c]);
+  }
+  const out = new Map<string, EngineInput['trailing']>();
+  for (const [ticker, list] of byTicker) {
+    const stats = trailingStatsMany(
+      history.get(ticker) ?? [],
+      list.map((c) => c.awardDate),
+    );
+    list.forEach((c, i) => {
+      out.set(c.id, stats[i] ?? NO_TRAILING);
+    });
+  }
+  return out;
 }
 
 function regimeAt(

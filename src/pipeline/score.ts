@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { computeRegime } from '../domain/regimes.ts';
 import { addDays } from '../domain/trailing.ts';
-import type { ClassificationLabel, Engine, EngineInput, RegimeResult } from '../domain/types.ts';
+import type { Engine, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { SignalDto } from '../http/schemas/resources.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { candleSeries, getRegime } from '../store/market.ts';
 import { latestSignal } from '../store/signals.ts';
 import { upsertRegimes, upsertSignals } from '../store/writes.ts';
+import { enqueueSignalCreated } from '../webhooks/outbox.ts';
 
 type ContractFacts = EngineInput['contract'] & { sector: string | null; industry: string | null };
 
@@ -16,12 +17,15 @@ const REGIME_LOOKBACK_DAYS = 800;
 /**
  * Computes (or recomputes) one contract's signal under one engine from stored inputs.
  * Idempotent: the same inputs give the same scores and the same row. Null when no such event exists.
+ * A newly created signal at or above `signalThreshold` enqueues its `signal.created` deliveries in the
+ * same transaction as the signal row.
  */
 export async function scoreContract(
   db: Db,
   contractId: string,
   engine: Engine,
   now: Date,
+  signalThreshold: number,
 ): Promise<{ signal: SignalDto; created: boolean } | null> {
   const facts = await loadFacts(db, contractId);
   if (!facts) return null;
@@ -33,11 +37,15 @@ export async function scoreContract(
     regime,
   };
   const output = engine.score(input);
-  const [written] = await upsertSignals(
-    db,
-    [{ id: randomUUID(), contractId, ticker: facts.ticker, engine, output }],
-    now,
-  );
+  const written = await db.transaction(async (tx) => {
+    const rows = await upsertSignals(
+      tx,
+      [{ id: randomUUID(), contractId, ticker: facts.ticker, engine, output }],
+      now,
+    );
+    await enqueueSignalCreated(tx, rows, signalThreshold, now);
+    return rows[0];
+  });
   const signal = await latestSignal(db, contractId, engine.name);
   if (!signal) return null;
   return { signal, created: written?.inserted ?? false };

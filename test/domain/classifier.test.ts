@@ -10,7 +10,7 @@ interface JsonAward {
 }
 
 test('has a version tag', () => {
-  assert.equal(CLASSIFIER_VERSION, 'kw-1');
+  assert.equal(CLASSIFIER_VERSION, 'kw-2');
 });
 
 test('classifyFromPsc maps product groups and service letters', () => {

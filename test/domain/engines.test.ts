@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { classify } from '../../src/domain/classifier.ts';
 import { defaultEngine, ENGINES, engineNames, getEngine } from '../../src/domain/engines/index.ts';
+import { dollars } from '../../src/domain/engines/materiality.ts';
 import type { EngineInput, EngineOutput, RegimeResult } from '../../src/domain/types.ts';
 import { parseCsv, sharedData } from './fixtures.ts';
 
@@ -50,8 +51,8 @@ test('the registry lists both engines with materiality as the default', () => {
   assert.deepEqual(
     ENGINES.map((e) => [e.name, e.version, e.tier]),
     [
-      ['materiality', '1.0.0', 'developer'],
-      ['regime-aware', '1.0.0', 'intelligence'],
+      ['materiality', '2.0.0', 'developer'],
+      ['regime-aware', '1.1.0', 'intelligence'],
     ],
   );
 });
@@ -59,20 +60,21 @@ test('the registry lists both engines with materiality as the default', () => {
 test('materiality rationale contributions add up to the signal score', () => {
   assert.ok(materiality);
   const out = materiality.score(input());
-  // size: (8 − 6)/3.5 = 0.571429 → 22.8571; median ratio 2 → 0.5 + log10(2)/4 = 0.57526 → 8.6289;
-  // share 1e8/1.1e9 = 0.09091 → 0.9091; defense 10; aircraft 15; match (0.99−0.8)/0.2 = 0.95 → 9.5.
+  // size: (8 − 6)/2.5 = 0.8 → 28; median ratio 2 → 0.5 + log10(2)/2 = 0.650515 → 16.2629;
+  // share 1e8/1.1e9 = 0.090909 → (log10(0.090909) + 3)/3 = 0.652869 → 6.5287; defense 10;
+  // aircraft 15; match (0.99−0.8)/0.2 = 0.95 → 4.75.
   assert.deepEqual(
     out.rationale.map((r) => [r.rule, r.contribution]),
     [
-      ['award_size', 22.8571],
-      ['relative_to_median', 8.6289],
-      ['share_of_trailing', 0.9091],
+      ['award_size', 28],
+      ['relative_to_median', 16.2629],
+      ['share_of_trailing', 6.5287],
       ['agency', 10],
       ['classification', 15],
-      ['match_confidence', 9.5],
+      ['match_confidence', 4.75],
     ],
   );
-  assert.equal(out.scores.signal, 67); // round(66.8951)
+  assert.equal(out.scores.signal, 81); // round(80.5416)
   assert.equal(out.scores.signal, Math.round(sumOf(out)));
   for (const value of Object.values(out.scores))
     assert.ok(Number.isInteger(value) && value >= 0 && value <= 100);
@@ -111,10 +113,10 @@ test('regime-aware lifts a signal in a risk-on tape and cuts it in a volatile se
   };
   const up = regimeAware.score(calm);
   const down = regimeAware.score(storm);
-  // calm: +10·0.8 − 8·0.05 − 6·0.05 + 50·0.05 = +9.8 on 66.8951 → 76.6951 → 77.
-  assert.equal(up.scores.signal, 77);
-  // storm: +0.5 − 3.6 − 2.7 − 4 = −9.8 → 57.0951 → 57.
-  assert.equal(down.scores.signal, 57);
+  // calm: +10·0.8 − 8·0.05 − 6·0.05 + 50·0.05 = +9.8 on 80.5416 → 90.3416 → 90.
+  assert.equal(up.scores.signal, 90);
+  // storm: +0.5 − 3.6 − 2.7 − 4 = −9.8 → 70.7416 → 71.
+  assert.equal(down.scores.signal, 71);
   assert.ok(up.scores.signal > base && down.scores.signal < base);
   assert.ok(down.scores.risk > up.scores.risk);
   assert.equal(Math.round(sumOf(up)), up.scores.signal);
@@ -169,3 +171,9 @@ function spreadOfRealAwards(): EngineInput[] {
     };
   });
 }
+
+test('dollar amounts in rationale details read as toLocaleString writes them', () => {
+  for (const x of [0, 7, 999, 1000, 12_345.6, -1_234_567, 5e10, 987_654_321.49]) {
+    assert.equal(dollars(x), Math.round(x).toLocaleString('en-US'), String(x));
+  }
+});

@@ -30,7 +30,8 @@ const DEFENSE_LABELS = new Set<ClassificationLabel>([
 
 export const regimeAware: Engine = {
   name: 'regime-aware',
-  version: '1.0.0',
+  // 1.1.0: built on materiality 2.0.0; its own regime rules are unchanged.
+  version: '1.1.0',
   tier: 'intelligence',
   isDefault: false,
   score: scoreRegimeAware,

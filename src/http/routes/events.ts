@@ -143,7 +143,13 @@ export function registerEvents(app: App, services: Services): void {
     },
     async (request) => {
       const engine = pickEngine(request, request.query.engine);
-      const result = await scoreContract(db, request.params.id, engine, services.now());
+      const result = await scoreContract(
+        db,
+        request.params.id,
+        engine,
+        services.now(),
+        services.config.signalThreshold,
+      );
       if (!result) throw errors.contractNotFound(request.params.id);
       return { signal: visibleSignal(request, result.signal) };
     },

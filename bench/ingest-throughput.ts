@@ -1,0 +1,475 @@
+/**
+ * Ingest throughput (DESIGN §11: ≥ 20,000 awards/s into native PostgreSQL): a large synthetic
+ * bulk-download CSV goes through parse → `ingestAwards` (resolve → classify → upsert → regimes →
+ * score with every engine), into the machine's PostgreSQL and into an in-memory PGlite.
+ *
+ *   npm run bench:ingest -- [--count 300000] [--pglite-count 50000] [--seed 7] [--batch 5000]
+ *                           [--no-pg] [--no-pglite] [--keep-file] [--keep-db]
+ *   npm run bench:ingest -- --generate FILE [--count N]     (only write the synthetic CSV)
+ *
+ * Recipients: real company names and aliases (with a heavy-tailed popularity) and their
+ * subsidiary-style variants, plus tens of thousands of distinct small-business names that match
+ * nothing; descriptions, NAICS and PSC from the shipped real awards with task-order/lot suffixes (so
+ * few repeat exactly); dates 2015–2025; log-normal values. PostgreSQL: DATABASE_URL (must be an
+ * empty, or emptied with --reset, database) or a scratch database created at
+ * postgres://postgres@127.0.0.1:5432/market_intel_ingest_bench and dropped at the end.
+ */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { classify } from '../src/domain/classifier.ts';
+import { normalizeName } from '../src/domain/names.ts';
+import type { Resolver } from '../src/domain/resolver.ts';
+import type { AwardRecord, Engine } from '../src/domain/types.ts';
+import { createPipelineContext } from '../src/pipeline/context.ts';
+import { ingestAwards } from '../src/pipeline/ingest.ts';
+import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
+import { BULK_COLUMNS, loadDemoAwards, parseBulkCsv } from '../src/sources/awards.ts';
+import { loadDemoCandles } from '../src/sources/candles.ts';
+import { loadDemoCompanies } from '../src/sources/companies.ts';
+import { toCsv } from '../src/sources/csv.ts';
+import { type Db, openDb, openMemoryDb, type Queryable } from '../src/store/db.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { insertAliases, upsertCandles, upsertCompanies } from '../src/store/writes.ts';
+import { arg, ensureDatabase, flag, fmtInt, numberArg, summary, table } from './common.ts';
+
+const COUNT = Math.floor(numberArg('count', 300_000));
+const PGLITE_COUNT = Math.floor(numberArg('pglite-count', 50_000));
+const SEED = Math.floor(numberArg('seed', 7));
+const BATCH = Math.max(1, Math.floor(numberArg('batch', 5000)));
+const SCRATCH_URL = 'postgres://postgres@127.0.0.1:5432/market_intel_ingest_bench';
+
+const log = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+const out = (line: string): void => {
+  process.stdout.write(`${line}\n`);
+};
+
+// ------------------------------------------------------------------------------ randomness
+
+function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const rand = mulberry32(SEED);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
+function normal(): number {
+  const u = 1 - rand();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+}
+/** Index in [0, n) with P(i) ∝ 1/(i+1)^s (Zipf), by inverse transform on a precomputed table. */
+function zipf(n: number, s: number): () => number {
+  const cumulative: number[] = [];
+  let total = 0;
+  for (let i = 0; i < n; i++) {
+    total += 1 / (i + 1) ** s;
+    cumulative.push(total);
+  }
+  return () => {
+    const x = rand() * total;
+    let lo = 0;
+    let hi = n - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if ((cumulative[mid] ?? 0) < x) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  };
+}
+
+// ------------------------------------------------------------------------------ the synthetic file
+
+const WORDS = [
+  'ACME', 'SUMMIT', 'PIONEER', 'ATLAS', 'VECTOR', 'LIBERTY', 'BLUE RIDGE', 'KEYSTONE', 'HORIZON', 'EAGLE',
+  'FALCON', 'PATRIOT', 'CARDINAL', 'MERIDIAN', 'APEX', 'SENTRY', 'GRANITE', 'CHESAPEAKE', 'POTOMAC', 'SIERRA',
+  'DELTA', 'OMEGA', 'TRIDENT', 'COASTAL', 'PRAIRIE', 'HIGHLAND', 'RIVERSIDE', 'NORTHSTAR', 'IRONWOOD', 'CEDAR',
+  'MAPLE', 'BEACON', 'PINNACLE', 'FRONTIER', 'HERITAGE', 'CAPITOL', 'COMPASS', 'SUNRISE', 'VALLEY', 'LAKESIDE',
+]; // biome-ignore format: compact list
+const TRADES = [
+  'ENGINEERING', 'CONSTRUCTION', 'LOGISTICS', 'CONSULTING', 'MECHANICAL', 'ELECTRIC', 'ROOFING', 'PAVING',
+  'MEDICAL SUPPLY', 'JANITORIAL', 'IT SOLUTIONS', 'ANALYTICS', 'MARINE SERVICES', 'AVIATION SERVICES',
+  'MACHINE WORKS', 'ENVIRONMENTAL', 'SECURITY SERVICES', 'TRAINING', 'FABRICATION', 'WELDING',
+]; // biome-ignore format: compact list
+const FORMS = ['LLC', 'INC', 'INC.', 'CORP', 'CORPORATION', 'CO', 'GROUP LLC', 'LTD', 'L.L.C.', 'PLLC'];
+const QUALIFIERS = ['FEDERAL SERVICES LLC', 'GOVERNMENT SOLUTIONS INC', 'DEFENSE SYSTEMS LLC', 'USA INC'];
+
+interface Vocabulary {
+  matchedNames: string[];
+  parentOf: Map<string, string>;
+  unmatchedNames: string[];
+  texts: { description: string; naics: string | null; psc: string | null }[];
+}
+
+async function vocabulary(): Promise<Vocabulary> {
+  const [{ companies, aliases }, demo] = await Promise.all([
+    loadDemoCompanies(DEMO_DATA_DIR),
+    loadDemoAwards(DEMO_DATA_DIR),
+  ]);
+  // Companies in a shuffled but seeded order: Zipf popularity over them, primes first via aliases.
+  const operating = companies.filter((c) => !['SPY', 'XLI', 'ITA'].includes(c.ticker));
+  for (let i = operating.length - 1; i > 0; i--) {
+    const j = Math.floor(rand() * (i + 1));
+    [operating[i], operating[j]] = [
+      operating[j] as (typeof operating)[number],
+      operating[i] as (typeof operating)[number],
+    ];
+  }
+  const parentOf = new Map<string, string>();
+  const matchedNames: string[] = [];
+  for (const a of aliases) matchedNames.push(a.alias);
+  for (const c of operating.slice(0, 3000)) {
+    matchedNames.push(c.name);
+    const variant = `${normalizeName(c.name)} ${pick(QUALIFIERS)}`;
+    matchedNames.push(variant);
+    parentOf.set(variant, c.name);
+  }
+  const unmatched = new Set<string>();
+  while (unmatched.size < 40_000) {
+    unmatched.add(`${pick(WORDS)} ${pick(WORDS)} ${pick(TRADES)} ${pick(FORMS)}`);
+    unmatched.add(`${pick(WORDS)} ${pick(TRADES)} ${Math.floor(rand() * 900 + 100)} ${pick(FORMS)}`);
+  }
+  const texts = demo.awards
+    .filter((a) => a.description !== null)
+    .map((a) => ({ description: a.description ?? '', naics: a.naics, psc: a.psc }));
+  return { matchedNames, parentOf, unmatchedNames: [...unmatched], texts };
+}
+
+const FIRST_DAY = Date.UTC(2015, 0, 1);
+const SPAN_DAYS = Math.round((Date.UTC(2025, 11, 31) - FIRST_DAY) / 86_400_000);
+
+function syntheticCsv(count: number, vocab: Vocabulary, offset: number): string {
+  const matched = zipf(vocab.matchedNames.length, 1.05);
+  const unmatched = zipf(vocab.unmatchedNames.length, 0.6);
+  const rows: string[][] = [];
+  for (let i = 0; i < count; i++) {
+    const isMatched = rand() < 0.6;
+    const recipient = isMatched
+      ? (vocab.matchedNames[matched()] ?? '')
+      : (vocab.unmatchedNames[unmatched()] ?? '');
+    const parent = vocab.parentOf.get(recipient) ?? (rand() < 0.3 ? recipient : '');
+    const text = pick(vocab.texts);
+    const suffix =
+      rand() < 0.6
+        ? ` - TASK ORDER ${Math.floor(rand() * 1e6)}`
+        : rand() < 0.5
+          ? ` LOT ${Math.floor(rand() * 40)}`
+          : '';
+    const date = new Date(FIRST_DAY + Math.floor(rand() * SPAN_DAYS) * 86_400_000).toISOString().slice(0, 10);
+    const value = Math.max(100, Math.min(5e10, Math.round(Math.exp(Math.log(250_000) + 2 * normal()))));
+    const n = offset + i;
+    const record: Record<(typeof BULK_COLUMNS)[number], string> = {
+      contract_award_unique_key: `CONT_AWD_SYN${n}_9700_-NONE-_-NONE-`,
+      award_id_piid: `SYN${n}`,
+      recipient_name: recipient,
+      recipient_uei: '',
+      recipient_parent_name: parent,
+      recipient_parent_uei: '',
+      awarding_agency_name: rand() < 0.75 ? 'Department of Defense' : pick(CIVILIAN),
+      awarding_sub_agency_name: '',
+      current_total_value_of_award: String(value),
+      total_obligated_amount: '',
+      award_base_action_date: date,
+      prime_award_base_transaction_description: `${text.description}${suffix}`,
+      naics_code: text.naics ?? '',
+      product_or_service_code: text.psc ?? '',
+      last_modified_date: '2026-01-15 10:00:00',
+    };
+    rows.push(BULK_COLUMNS.map((c) => record[c]));
+  }
+  return toCsv(BULK_COLUMNS, rows);
+}
+
+const CIVILIAN = [
+  'Department of Veterans Affairs',
+  'Department of Health and Human Services',
+  'Department of Homeland Security',
+  'National Aeronautics and Space Administration',
+  'Department of Energy',
+  'General Services Administration',
+];
+
+// ------------------------------------------------------------------------------ instrumentation
+
+class Stopwatch {
+  readonly totals = new Map<string, { ms: number; calls: number }>();
+  add(stage: string, ms: number): void {
+    const t = this.totals.get(stage) ?? { ms: 0, calls: 0 };
+    t.ms += ms;
+    t.calls += 1;
+    this.totals.set(stage, t);
+  }
+  time<T>(stage: string, fn: () => T): T {
+    const start = performance.now();
+    try {
+      return fn();
+    } finally {
+      this.add(stage, performance.now() - start);
+    }
+  }
+  async timeAsync<T>(stage: string, fn: () => Promise<T>): Promise<T> {
+    const start = performance.now();
+    try {
+      return await fn();
+    } finally {
+      this.add(stage, performance.now() - start);
+    }
+  }
+}
+
+function sqlStage(text: string): string {
+  const t = text.trimStart();
+  if (t.startsWith('INSERT INTO contracts')) return 'db: upsert contracts';
+  if (t.startsWith('INSERT INTO unmatched_recipients')) return 'db: tally unmatched';
+  if (t.startsWith('INSERT INTO regimes')) return 'db: upsert regimes';
+  if (t.startsWith('INSERT INTO signals')) return 'db: upsert signals';
+  if (/^SELECT ticker, award_date/.test(t)) return 'db: load trailing history';
+  return 'db: other';
+}
+
+function timedQueryable(q: Queryable, watch: Stopwatch): Queryable {
+  return { query: (text, params) => watch.timeAsync(sqlStage(text), () => q.query(text, params)) };
+}
+
+function timedDb(db: Db, watch: Stopwatch): Db {
+  return {
+    ...db,
+    query: (text, params) => watch.timeAsync(sqlStage(text), () => db.query(text, params)),
+    transaction: (fn) => db.transaction((tx) => fn(timedQueryable(tx, watch))),
+  };
+}
+
+function timedResolver(resolver: Resolver, watch: Stopwatch): Resolver {
+  return { resolve: (input) => watch.time('resolve', () => resolver.resolve(input)) };
+}
+
+function timedEngine(engine: Engine, watch: Stopwatch): Engine {
+  return { ...engine, score: (input) => watch.time(`score: ${engine.name}`, () => engine.score(input)) };
+}
+
+// ------------------------------------------------------------------------------ runs
+
+/** CPU ms so far of each backend serving this database (PostgreSQL on Linux only; null otherwise). */
+async function backendCpu(db: Db): Promise<Map<number, number> | null> {
+  if (db.kind !== 'postgres') return null;
+  const rows = await db.query<{ pid: number }>(
+    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
+  );
+  const out = new Map<number, number>();
+  for (const { pid } of rows) {
+    try {
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (USER_HZ = 100).
+      out.set(pid, ((Number(fields[11]) || 0) + (Number(fields[12]) || 0)) * 10);
+    } catch {
+      return null;
+    }
+  }
+  return out;
+}
+
+async function prepare(db: Db): Promise<void> {
+  await migrate(db);
+  const { companies, aliases } = await loadDemoCompanies(DEMO_DATA_DIR);
+  for (let i = 0; i < companies.length; i += 5000) await upsertCompanies(db, companies.slice(i, i + 5000));
+  await insertAliases(
+    db,
+    aliases.map((a) => ({ aliasNorm: normalizeName(a.alias), ticker: a.ticker, source: a.source })),
+  );
+  const candles = await loadDemoCandles(DEMO_DATA_DIR);
+  for (const ticker of ['SPY', 'XLI', 'ITA']) {
+    const series = candles.get(ticker) ?? [];
+    for (let i = 0; i < series.length; i += 5000) await upsertCandles(db, ticker, series.slice(i, i + 5000));
+  }
+}
+
+interface RunResult {
+  label: string;
+  awards: number;
+  parseMs: number;
+  ingestMs: number;
+  /** CPU time of this node process during ingestAwards (user + system). */
+  nodeCpuMs: number;
+  /** CPU time of this database's PostgreSQL backends during ingestAwards (Linux /proc), when readable. */
+  serverCpuMs: number | null;
+  /** 1-minute load average before and after: other work on the machine skews wall times. */
+  load: [number, number];
+  classifyPassMs: number;
+  counts: Awaited<ReturnType<typeof ingestAwards>>;
+  stages: [string, number, number][];
+  phases: Map<string, number>;
+}
+
+async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
+  const watch = new Stopwatch();
+  const parseStart = performance.now();
+  const parsed = parseBulkCsv(await readFile(csvPath, 'utf8'));
+  const parseMs = performance.now() - parseStart;
+  if (parsed.rejected.length > 0) throw new Error(`${parsed.rejected.length} synthetic rows rejected`);
+  const awards: AwardRecord[] = parsed.awards;
+
+  const base = await createPipelineContext(db, { signalThreshold: 75 });
+  const ctx = {
+    ...base,
+    db: timedDb(db, watch),
+    resolver: timedResolver(base.resolver, watch),
+    engines: base.engines.map((e) => timedEngine(e, watch)),
+  };
+  const phases = new Map<string, number>();
+  let phaseStart = performance.now();
+  let lastStage = '';
+  log(`${label}: ingesting ${fmtInt(awards.length)} awards…`);
+  const load = loadavg()[0] ?? 0;
+  const backends0 = await backendCpu(db);
+  const cpu0 = process.cpuUsage();
+  const started = performance.now();
+  const counts = await ingestAwards(ctx, awards, {
+    batchSize: BATCH,
+    onProgress: (stage, done, total) => {
+      if (stage !== lastStage) {
+        if (lastStage !== '') phases.set(lastStage, performance.now() - phaseStart);
+        phaseStart = performance.now();
+        lastStage = stage;
+      }
+      if (done === total || done % (BATCH * 10) === 0)
+        log(`${label}: ${stage} ${fmtInt(done)}/${fmtInt(total)}`);
+    },
+  });
+  const ingestMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
+  const nodeCpuMs = (cpu.user + cpu.system) / 1000;
+  const backends1 = await backendCpu(db);
+  let serverCpuMs: number | null = null;
+  if (backends0 && backends1) {
+    serverCpuMs = 0;
+    for (const [pid, ms] of backends1) serverCpuMs += ms - (backends0.get(pid) ?? 0);
+  }
+  // Classification has no injectable seam: time a separate pass after the run, every text made unique
+  // so that the classifier's memo (which the run itself may hit) cannot help.
+  const classifyStart = performance.now();
+  for (const [i, a] of awards.entries()) {
+    classify({ description: `${a.description ?? ''} #${i}`, naics: a.naics, psc: a.psc });
+  }
+  const classifyPassMs = performance.now() - classifyStart;
+  if (lastStage !== '') phases.set(lastStage, performance.now() - phaseStart);
+  const stages = [...watch.totals.entries()]
+    .sort((a, b) => b[1].ms - a[1].ms)
+    .map(([stage, t]) => [stage, t.ms, t.calls] as [string, number, number]);
+  return {
+    label,
+    awards: awards.length,
+    parseMs,
+    ingestMs,
+    nodeCpuMs,
+    serverCpuMs,
+    load: [load, loadavg()[0] ?? 0],
+    classifyPassMs,
+    counts,
+    stages,
+    phases,
+  };
+}
+
+function report(r: RunResult): string {
+  const rate = (n: number, ms: number) => fmtInt(n / (ms / 1000));
+  const lines = [
+    `awards: ${fmtInt(r.awards)} (batch ${fmtInt(BATCH)}); matched ${fmtInt(r.counts.matched)}, unmatched ${fmtInt(
+      r.counts.unmatched,
+    )}, inserted ${fmtInt(r.counts.inserted)}, signals created ${fmtInt(r.counts.signals_created)}`,
+    `ingestAwards (resolve → classify → upsert → regimes → score ×${r.counts.signals_created / Math.max(1, r.counts.matched)} engines): ` +
+      `${(r.ingestMs / 1000).toFixed(2)} s → ${rate(r.awards, r.ingestMs)} awards/s`,
+    `parse (bulk CSV → AwardRecord, not in the figure above): ${(r.parseMs / 1000).toFixed(2)} s → ${rate(r.awards, r.parseMs)} awards/s; ` +
+      `parse + ingest: ${rate(r.awards, r.parseMs + r.ingestMs)} awards/s`,
+    `node CPU during ingest: ${(r.nodeCpuMs / 1000).toFixed(2)} s = ${((1000 * r.nodeCpuMs) / r.awards).toFixed(0)} µs/award ` +
+      `(${((100 * r.nodeCpuMs) / r.ingestMs).toFixed(0)}% of wall)` +
+      (r.serverCpuMs === null
+        ? '; '
+        : `; PostgreSQL backends' CPU: ${(r.serverCpuMs / 1000).toFixed(2)} s = ${((1000 * r.serverCpuMs) / r.awards).toFixed(0)} µs/award; `) +
+      `load average ${r.load[0].toFixed(2)} → ${r.load[1].toFixed(2)} on ${cpus().length} CPUs`,
+    `phases: ${[...r.phases.entries()].map(([p, ms]) => `${p} ${(ms / 1000).toFixed(2)} s`).join(', ')}`,
+    `classify, cold (separate pass after the run, texts made unique; inside "contracts" in the run): ${(r.classifyPassMs / 1000).toFixed(2)} s`,
+    '',
+    table(
+      ['stage (inside ingestAwards)', 'total ms', 'calls', 'share of ingest'],
+      r.stages.map(([stage, ms, calls]) => [
+        stage,
+        fmtInt(ms),
+        fmtInt(calls),
+        `${((100 * ms) / r.ingestMs).toFixed(1)}%`,
+      ]),
+    ),
+  ];
+  return summary(`${r.label}: ${rate(r.awards, r.ingestMs)} awards/s`, lines);
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mi-ingest-'));
+  try {
+    log(`vocabulary: loading companies, aliases and real award texts from ${DEMO_DATA_DIR}`);
+    const vocab = await vocabulary();
+    log(
+      `vocabulary: ${fmtInt(vocab.matchedNames.length)} company/alias names, ${fmtInt(vocab.unmatchedNames.length)} ` +
+        `unmatched names, ${fmtInt(vocab.texts.length)} real descriptions`,
+    );
+    const generateOnly = arg('generate');
+    if (generateOnly !== undefined) {
+      await writeFile(generateOnly, syntheticCsv(COUNT, vocab, 0));
+      log(`wrote ${generateOnly} (${fmtInt(COUNT)} awards)`);
+      return;
+    }
+    if (!flag('no-pg') && COUNT > 0) {
+      const file = path.join(dir, `awards-${COUNT}.csv`);
+      const t0 = performance.now();
+      await writeFile(file, syntheticCsv(COUNT, vocab, 0));
+      log(`generated ${file} (${fmtInt(COUNT)} awards) in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+      const explicit = process.env.DATABASE_URL?.trim();
+      const url = explicit || SCRATCH_URL;
+      if (!explicit) await ensureDatabase(url, { recreate: true });
+      const db = await openDb({ databaseUrl: url, dataDir: '' });
+      try {
+        await prepare(db);
+        const [existing] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM contracts');
+        if ((existing?.n ?? 0) > 0) {
+          if (!flag('reset'))
+            throw new Error(`${url} already holds contracts: use an empty database or --reset`);
+          await db.exec('TRUNCATE contracts, signals, regimes, unmatched_recipients CASCADE');
+        }
+        out(report(await run(`PostgreSQL (${explicit ? 'DATABASE_URL' : 'scratch database'})`, db, file)));
+      } finally {
+        await db.close();
+        if (!explicit && !flag('keep-db')) {
+          const { default: pg } = await import('pg');
+          const admin = new pg.Client({ connectionString: url.replace(/\/[^/]+$/, '/postgres') });
+          await admin.connect();
+          await admin.query('DROP DATABASE IF EXISTS market_intel_ingest_bench WITH (FORCE)');
+          await admin.end();
+          log('dropped the scratch database');
+        }
+      }
+    }
+    if (!flag('no-pglite') && PGLITE_COUNT > 0) {
+      const file = path.join(dir, `awards-pglite-${PGLITE_COUNT}.csv`);
+      await writeFile(file, syntheticCsv(PGLITE_COUNT, vocab, 10_000_000));
+      const db = await openMemoryDb();
+      try {
+        await prepare(db);
+        out(report(await run('PGlite (in memory)', db, file)));
+      } finally {
+        await db.close();
+      }
+    }
+  } finally {
+    if (flag('keep-file')) log(`kept ${dir}`);
+    else await rm(dir, { recursive: true, force: true });
+  }
+}
+
+await main();

@@ -1,0 +1,219 @@
+/**
+ * Data commands: `ingest usaspending (--file F | --from D --to D) [--restart]`,
+ * `ingest candles --file F --ticker T`, `score [--engine E] [--all]`, `unmatched [--limit N] [--json]`.
+ * Progress and the closing summary go to stderr; `unmatched` writes its report to stdout.
+ */
+import { stat } from 'node:fs/promises';
+import { parseArgs } from 'node:util';
+import { type Config, ConfigError } from './config.ts';
+import { ENGINES, engineNames, getEngine } from './domain/engines/index.ts';
+import { createPipelineContext } from './pipeline/context.ts';
+import {
+  FileFormatError,
+  type FileRejection,
+  importAwardFile,
+  importCandleFile,
+  listUnmatched,
+  scoreStored,
+} from './pipeline/import.ts';
+import { runUsaspending, summary } from './pipeline/scheduler.ts';
+import { isIsoDate } from './sources/candles.ts';
+import { UsaspendingClient, UsaspendingError } from './sources/usaspending-client.ts';
+import { type Db, openDb } from './store/db.ts';
+import { migrate } from './store/migrate.ts';
+
+/** A run that could not finish for a reason outside the arguments (exit 1, message, no stack). */
+export class CommandFailed extends Error {}
+
+type Command = (args: string[], config: Config) => Promise<void>;
+
+const say = (line: string): void => {
+  process.stderr.write(`${line}\n`);
+};
+
+/** USASpending's search covers action dates from FY2008 on; older awards come from bulk files. */
+const EARLIEST_SEARCH_DATE = '2007-10-01';
+const SHOWN_REJECTIONS = 20;
+const BENCHMARKS = ['SPY', 'XLI', 'ITA'];
+
+async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
+  const db = await openDb(config);
+  try {
+    await migrate(db);
+    return await fn(db);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Fails before the database is opened (and locked) when the file cannot be read. */
+async function checkFile(path: string): Promise<void> {
+  const info = await stat(path).catch(() => null);
+  if (!info?.isFile()) throw new ConfigError('--file', `${path} is not a readable file`);
+}
+
+/** A file that is not what the command reads is a bad argument (exit 2), not a crash. */
+function asFileError(error: unknown): never {
+  if (error instanceof FileFormatError) throw new ConfigError('--file', error.message);
+  throw error;
+}
+
+function showRejections(rejected: readonly FileRejection[], total: number): void {
+  for (const r of rejected.slice(0, SHOWN_REJECTIONS)) {
+    say(`  rejected ${'line' in r ? `line ${r.line}` : `index ${r.index}`}: ${r.message}`);
+  }
+  if (total > SHOWN_REJECTIONS) say(`  … and ${total - SHOWN_REJECTIONS} more rejected`);
+}
+
+async function ingestFile(path: string, config: Config): Promise<void> {
+  await checkFile(path);
+  await withDb(config, async (db) => {
+    const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold });
+    const result = await importAwardFile(ctx, path, { log: say }).catch(asFileError);
+    showRejections(result.rejected, result.rejectedTotal);
+    say(`ingest: ${path} (${result.format}): ${summary(result, result.rejectedTotal)}`);
+  });
+}
+
+function periodArgs(from: string, to: string): { from: string; to: string } {
+  for (const [name, value] of [
+    ['--from', from],
+    ['--to', to],
+  ] as const) {
+    if (!isIsoDate(value)) throw new ConfigError(name, `expected a date YYYY-MM-DD, got "${value}"`);
+  }
+  if (from > to) throw new ConfigError('--from', `${from} is after --to ${to}`);
+  if (from < EARLIEST_SEARCH_DATE) {
+    throw new ConfigError(
+      '--from',
+      `USASpending searches start at ${EARLIEST_SEARCH_DATE}; use --file for older awards`,
+    );
+  }
+  return { from, to };
+}
+
+async function ingestApi(
+  period: { from: string; to: string },
+  restart: boolean,
+  config: Config,
+): Promise<void> {
+  const client = new UsaspendingClient({
+    baseUrl: config.usaspendingBaseUrl,
+    onRetry: ({ page, attempt, delayMs, reason }) =>
+      say(`usaspending: page ${page}: ${reason}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+  });
+  try {
+    await withDb(config, async (db) => {
+      const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold });
+      const result = await runUsaspending(ctx, client, period, { restart, log: say }).catch(
+        (error: unknown) => {
+          if (!(error instanceof UsaspendingError)) throw error;
+          throw new CommandFailed(`${error.message}; rerun the same command to resume from the checkpoint`);
+        },
+      );
+      if (result.firstPage === null) {
+        say(`ingest: ${result.key} was ingested completely before; --restart fetches it again`);
+        return;
+      }
+      for (const r of result.counts.rejected.slice(0, SHOWN_REJECTIONS)) {
+        say(`  rejected page ${r.page} index ${r.index}: ${r.message}`);
+      }
+      const pages = `${result.pages} page${result.pages === 1 ? '' : 's'}`;
+      say(`ingest: ${result.key}: ${pages}, ${summary(result.counts, result.counts.rejected.length)}`);
+    });
+  } finally {
+    await client.close();
+  }
+}
+
+async function ingestCommand(args: string[], config: Config): Promise<void> {
+  const [source, ...rest] = args;
+  const { values } = parseArgs({
+    args: rest,
+    options: {
+      file: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      ticker: { type: 'string' },
+      restart: { type: 'boolean' },
+    },
+  });
+  if (source === 'usaspending') {
+    const { file, from, to } = values;
+    if (file !== undefined && from === undefined && to === undefined && !values.ticker) {
+      return ingestFile(file, config);
+    }
+    if (file === undefined && from !== undefined && to !== undefined && !values.ticker) {
+      return ingestApi(periodArgs(from, to), values.restart ?? false, config);
+    }
+    throw new ConfigError(
+      'arguments',
+      'use ingest usaspending --file F, or --from YYYY-MM-DD --to YYYY-MM-DD',
+    );
+  }
+  if (source === 'candles') return ingestCandles(values.file, values.ticker, config);
+  throw new ConfigError('arguments', 'use ingest usaspending … or ingest candles --file F --ticker T');
+}
+
+async function ingestCandles(
+  file: string | undefined,
+  ticker: string | undefined,
+  config: Config,
+): Promise<void> {
+  if (!file || !ticker) throw new ConfigError('arguments', 'ingest candles needs --file F and --ticker T');
+  if (!/^[A-Za-z0-9.-]{1,10}$/.test(ticker)) throw new ConfigError('--ticker', `"${ticker}" is not a ticker`);
+  await checkFile(file);
+  await withDb(config, async (db) => {
+    const result = await importCandleFile(db, file, ticker).catch(asFileError);
+    showRejections(result.rejected, result.rejected.length);
+    say(`candles: ${result.imported} bars stored for ${result.ticker}, ${result.rejected.length} rejected`);
+    if (BENCHMARKS.includes(result.ticker)) {
+      say('candles: regimes are computed from SPY/XLI/ITA; `score --all` recomputes them and the scores');
+    }
+  });
+}
+
+async function scoreCommand(args: string[], config: Config): Promise<void> {
+  const { values } = parseArgs({ args, options: { engine: { type: 'string' }, all: { type: 'boolean' } } });
+  const engine = values.engine === undefined ? null : getEngine(values.engine);
+  if (engine === undefined) {
+    throw new ConfigError(
+      '--engine',
+      `unknown engine "${values.engine}"; known engines: ${engineNames().join(', ')}`,
+    );
+  }
+  await withDb(config, async (db) => {
+    const engines = engine ? [engine] : ENGINES;
+    const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold, engines });
+    const done = await scoreStored(ctx, { kind: values.all ? 'all' : 'unscored' }, say);
+    const which = engines.map((e) => `${e.name} ${e.version}`).join(', ');
+    say(`score: ${done.contracts} contract scorings (${which}), ${done.created} signals created`);
+  });
+}
+
+async function unmatchedCommand(args: string[], config: Config): Promise<void> {
+  const { values } = parseArgs({ args, options: { limit: { type: 'string' }, json: { type: 'boolean' } } });
+  const limit = values.limit === undefined ? 50 : Number(values.limit);
+  if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
+    throw new ConfigError('--limit', 'expected an integer 1..100000');
+  }
+  await withDb(config, async (db) => {
+    const rows = await listUnmatched(db, { limit, offset: 0 });
+    if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
+    else {
+      process.stdout.write(`${'total_value'.padStart(16)}  ${'awards'.padStart(6)}  recipient\n`);
+      for (const r of rows) {
+        process.stdout.write(
+          `${String(r.total_value).padStart(16)}  ${String(r.award_count).padStart(6)}  ${r.sample_name}\n`,
+        );
+      }
+    }
+    say(`unmatched: ${rows.length} recipients shown, largest total value first`);
+  });
+}
+
+export const ingestCommands: Record<string, Command> = {
+  ingest: ingestCommand,
+  score: scoreCommand,
+  unmatched: unmatchedCommand,
+};

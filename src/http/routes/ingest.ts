@@ -1,0 +1,132 @@
+import { Type } from 'typebox';
+import type { AwardRecord } from '../../domain/types.ts';
+import { createPipelineContext } from '../../pipeline/context.ts';
+import { listUnmatched } from '../../pipeline/import.ts';
+import { ingestAwards } from '../../pipeline/ingest.ts';
+import { BULK_COLUMNS, normalizeBulkRecord } from '../../sources/awards.ts';
+import { access } from '../access.ts';
+import { errorResponses, Limit, Offset, Pagination, Query } from '../schemas/common.ts';
+import type { App, Services } from '../types.ts';
+
+/** Awards per call: about 15 MB of typical records, one pipeline run of a few seconds. */
+export const MAX_AWARDS_PER_CALL = 10_000;
+
+/**
+ * Values are checked by the pipeline, not by the schema, so one bad record is `rejected` with its index
+ * instead of failing the whole call.
+ */
+const COLUMN_NOTES: Record<(typeof BULK_COLUMNS)[number], string> = {
+  contract_award_unique_key: 'Required. The award id, e.g. CONT_AWD_N0001924C0025_9700_-NONE-_-NONE-.',
+  award_id_piid: 'The PIID.',
+  recipient_name: 'Required. Resolved to a ticker.',
+  recipient_uei: 'Recipient UEI.',
+  recipient_parent_name: 'Parent company name; also tried by the resolver.',
+  recipient_parent_uei: 'Parent UEI.',
+  awarding_agency_name: 'Top-tier agency; derived from the award id when absent.',
+  awarding_sub_agency_name: 'Sub-tier agency.',
+  current_total_value_of_award:
+    'US dollars, number or numeric string (e.g. "$1,234.50"); rounded to whole dollars.',
+  total_obligated_amount: 'Used when current_total_value_of_award is absent or blank.',
+  award_base_action_date: 'Required. YYYY-MM-DD, YYYY-MM-DD hh:mm:ss or MM/DD/YYYY.',
+  prime_award_base_transaction_description: 'Award text, classified.',
+  naics_code: 'NAICS code (or "CODE: NAME").',
+  product_or_service_code: 'PSC code (or "CODE: NAME").',
+  last_modified_date: 'Source modification time; the later record of a repeated id wins.',
+};
+
+const BulkRecord = Type.Object(
+  Object.fromEntries(
+    BULK_COLUMNS.map((name) => [name, Type.Optional(Type.Unknown({ description: COLUMN_NOTES[name] }))]),
+  ),
+  {
+    additionalProperties: true,
+    description:
+      'An award in USASpending bulk-download column names; other columns are ignored. A record missing ' +
+      'the id, recipient, date or value is rejected with its index.',
+  },
+);
+
+const IngestBody = Type.Object(
+  { awards: Type.Array(BulkRecord, { maxItems: MAX_AWARDS_PER_CALL }) },
+  { additionalProperties: false },
+);
+
+const IngestCounts = Type.Object({
+  received: Type.Integer({ description: 'Records in the request.' }),
+  inserted: Type.Integer({ description: 'New contracts stored.' }),
+  updated: Type.Integer({ description: 'Stored contracts whose source data changed.' }),
+  matched: Type.Integer({ description: 'Accepted records resolved to a ticker.' }),
+  unmatched: Type.Integer({ description: 'Accepted records without a ticker (tallied for curation).' }),
+  rejected: Type.Array(Type.Object({ index: Type.Integer(), message: Type.String() })),
+  signals_created: Type.Integer({ description: 'Signal rows created (recomputes update rows in place).' }),
+});
+
+const UnmatchedList = Type.Object({
+  data: Type.Array(
+    Type.Object({
+      name_norm: Type.String({ description: 'Normalized recipient name, the tally key.' }),
+      sample_name: Type.String(),
+      award_count: Type.Integer(),
+      total_value: Type.Integer({ description: 'Whole US dollars.' }),
+    }),
+  ),
+  pagination: Pagination,
+});
+
+function normalizeAll(records: readonly Record<string, unknown>[]) {
+  const awards: AwardRecord[] = [];
+  const rejected: { index: number; message: string }[] = [];
+  records.forEach((record, index) => {
+    const result = normalizeBulkRecord(record);
+    if (result.ok) awards.push(result.award);
+    else rejected.push({ index, message: result.message });
+  });
+  return { awards, rejected };
+}
+
+/** Admin ingest (DESIGN §7, §9): awards through the pipeline in-process, and the curation list. */
+export function registerIngest(app: App, { db, config, now }: Services): void {
+  app.post(
+    '/api/v1/admin/ingest',
+    {
+      config: access.admin,
+      bodyLimit: 32 * 1024 * 1024,
+      schema: {
+        tags: ['admin'],
+        summary: `Ingest up to ${MAX_AWARDS_PER_CALL} award records through the pipeline`,
+        description:
+          'Upserts by award id (a changed record updates its contract and rescoring updates its signal rows), ' +
+          'resolves, classifies, places in the regime and scores with every engine. Bad records are skipped ' +
+          'and listed in `rejected` with their index; a repeated id keeps the record modified last.',
+        querystring: Query({}),
+        body: IngestBody,
+        response: { 200: IngestCounts, ...errorResponses(400, 413, 415) },
+      },
+    },
+    async (request) => {
+      const records = request.body.awards;
+      const { awards, rejected } = normalizeAll(records);
+      const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold, now });
+      const counts = await ingestAwards(ctx, awards);
+      return { ...counts, received: records.length, rejected };
+    },
+  );
+
+  app.get(
+    '/api/v1/admin/unmatched-recipients',
+    {
+      config: access.admin,
+      schema: {
+        tags: ['admin'],
+        summary: 'Recipients no ticker was found for, largest total value first (for alias curation)',
+        querystring: Query({ limit: Limit(1000, 100), offset: Offset }),
+        response: { 200: UnmatchedList, ...errorResponses(400) },
+      },
+    },
+    async (request) => {
+      const { limit, offset } = request.query;
+      const data = await listUnmatched(db, { limit, offset });
+      return { data, pagination: { limit, offset, count: data.length } };
+    },
+  );
+}

@@ -1,0 +1,69 @@
+import { Type } from 'typebox';
+import { DELIVERY_STATUSES } from '../../webhooks/store.ts';
+import { Limit, Nullable, Offset, Pagination, Query, StringEnum } from './common.ts';
+
+const Timestamp = Type.String({ format: 'date-time' });
+
+export const Webhook = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  user_id: Type.String({ format: 'uuid' }),
+  url: Type.String({ description: 'HTTPS target receiving `signal.created` POSTs.' }),
+  created_at: Timestamp,
+  disabled_at: Nullable(Type.String({ format: 'date-time', description: 'When the webhook was deleted.' })),
+});
+
+export const Delivery = Type.Object({
+  id: Type.String({ format: 'uuid', description: 'Sent as X-Service-Delivery, the same on every attempt.' }),
+  webhook_id: Type.String({ format: 'uuid' }),
+  event: Type.String(),
+  status: StringEnum(DELIVERY_STATUSES),
+  attempts: Type.Integer({ description: 'Attempts made in the current series (at most 6).' }),
+  series: Type.Integer({ description: 'Attempt series: 1, plus one per resend.' }),
+  next_attempt_at: Nullable(Timestamp),
+  last_status: Nullable(Type.Integer({ description: 'HTTP status of the last attempt.' })),
+  last_error: Nullable(Type.String()),
+  created_at: Timestamp,
+  updated_at: Timestamp,
+});
+
+export const Attempt = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  delivery_id: Type.String({ format: 'uuid' }),
+  series: Type.Integer(),
+  attempt_no: Type.Integer(),
+  started_at: Timestamp,
+  duration_ms: Nullable(Type.Integer()),
+  status_code: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+});
+
+export const WebhookBody = Type.Object(
+  {
+    url: Type.String({
+      minLength: 1,
+      maxLength: 2048,
+      pattern: '^[^\\u0000-\\u001f]*$',
+      description: 'HTTPS URL; private, loopback and other non-public addresses are refused.',
+    }),
+  },
+  { additionalProperties: false },
+);
+
+export const WebhookResponse = Type.Object({ webhook: Webhook });
+export const NewWebhookResponse = Type.Object({
+  webhook: Webhook,
+  secret: Type.String({
+    description: 'The signing secret. Shown once: rotate by deleting and creating again.',
+  }),
+});
+export const WebhookList = Type.Object({ data: Type.Array(Webhook), pagination: Pagination });
+export const DeliveryResponse = Type.Object({ delivery: Delivery });
+export const DeliveryList = Type.Object({ data: Type.Array(Delivery), pagination: Pagination });
+export const AttemptList = Type.Object({ data: Type.Array(Attempt) });
+
+export const PageQuery = Query({ limit: Limit(200, 50), offset: Offset });
+export const DeliveriesQuery = Query({
+  limit: Limit(200, 50),
+  offset: Offset,
+  status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
+});

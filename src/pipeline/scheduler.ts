@@ -1,0 +1,275 @@
+/**
+ * USASpending runs: one period page by page through the pipeline, checkpointed in
+ * `ingest_checkpoints` so an interrupted run resumes at the next page; and the in-process scheduler
+ * (`INGEST_SCHEDULE`) that runs one such period per tick.
+ */
+import type { Config } from '../config.ts';
+import { addDays } from '../domain/trailing.ts';
+import { parseSpendingByAwardResults } from '../sources/awards.ts';
+import { type Period, UsaspendingClient } from '../sources/usaspending-client.ts';
+import type { Db, Queryable } from '../store/db.ts';
+import { createPipelineContext, type PipelineContext } from './context.ts';
+import { scoreStored } from './import.ts';
+import { ingestAwards } from './ingest.ts';
+
+export interface Checkpoint {
+  lastPage: number;
+  awards: number;
+  finished: boolean;
+  endDate: string;
+  updatedAt: string;
+}
+
+/** One checkpoint per query: the same period against another server is another run. */
+export function sourceKey(baseUrl: string, period: Period): string {
+  const type = period.dateType ?? 'action_date';
+  return `${baseUrl} ${type} ${period.from}..${period.to}`;
+}
+
+export async function readCheckpoint(db: Queryable, key: string): Promise<Checkpoint | null> {
+  const rows = await db.query<Checkpoint>(
+    `SELECT last_page AS "lastPage", awards, finished, end_date AS "endDate", updated_at AS "updatedAt"
+     FROM ingest_checkpoints WHERE source_key = $1`,
+    [key],
+  );
+  return rows[0] ?? null;
+}
+
+async function saveCheckpoint(
+  db: Queryable,
+  run: { key: string; baseUrl: string; period: Period },
+  state: { lastPage: number; awards: number; finished: boolean },
+  now: Date,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO ingest_checkpoints (source_key, base_url, date_type, start_date, end_date, last_page, awards, finished, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+     ON CONFLICT (source_key) DO UPDATE SET last_page = EXCLUDED.last_page, awards = EXCLUDED.awards,
+       finished = EXCLUDED.finished, updated_at = EXCLUDED.updated_at`,
+    [
+      run.key,
+      run.baseUrl,
+      run.period.dateType ?? 'action_date',
+      run.period.from,
+      run.period.to,
+      state.lastPage,
+      state.awards,
+      state.finished,
+      now.toISOString(),
+    ],
+  );
+}
+
+/**
+ * Where a run starts: page 1 when new or restarted, the page after the checkpoint when interrupted.
+ * A finished run is complete (null) only when its period had ended before it finished; a period
+ * reaching the day it was fetched may have gained awards since, so it is fetched again.
+ */
+export function startPage(checkpoint: Checkpoint | null, restart: boolean): number | null {
+  if (!checkpoint || restart) return 1;
+  if (!checkpoint.finished) return checkpoint.lastPage + 1;
+  return checkpoint.endDate >= checkpoint.updatedAt.slice(0, 10) ? 1 : null;
+}
+
+export interface RunCounts {
+  received: number;
+  inserted: number;
+  updated: number;
+  matched: number;
+  unmatched: number;
+  signals_created: number;
+  rejected: { page: number; index: number; message: string }[];
+}
+
+export interface RunResult {
+  key: string;
+  /** null: the checkpoint says this period is complete; nothing was fetched. */
+  firstPage: number | null;
+  pages: number;
+  finished: boolean;
+  counts: RunCounts;
+  /** Contracts rescored at the end so trailing statistics see every award of the run. */
+  rescored: number;
+}
+
+export interface RunOptions {
+  restart?: boolean;
+  signal?: AbortSignal;
+  log?: (line: string) => void;
+}
+
+/** Fetches `period` page by page (resuming from its checkpoint); each page goes through the pipeline. */
+export async function runUsaspending(
+  ctx: PipelineContext,
+  client: UsaspendingClient,
+  period: Period,
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const log = options.log ?? (() => undefined);
+  const key = sourceKey(client.baseUrl, period);
+  const checkpoint = await readCheckpoint(ctx.db, key);
+  const first = startPage(checkpoint, options.restart ?? false);
+  const counts: RunCounts = {
+    received: 0,
+    inserted: 0,
+    updated: 0,
+    matched: 0,
+    unmatched: 0,
+    signals_created: 0,
+    rejected: [],
+  };
+  const result: RunResult = { key, firstPage: first, pages: 0, finished: true, counts, rescored: 0 };
+  if (first === null) return result;
+  if (first > 1) log(`usaspending: resuming ${key} at page ${first}`);
+  const run = { key, baseUrl: client.baseUrl, period };
+  const runStart = ctx.now();
+  let stored = first > 1 ? (checkpoint?.awards ?? 0) : 0;
+  for (let page = first; ; page++) {
+    options.signal?.throwIfAborted();
+    const fetched = await client.fetchPage(period, page, options.signal);
+    const parsed = parseSpendingByAwardResults({ results: fetched.results });
+    addPage(counts, page, await ingestAwards(ctx, parsed.awards), parsed.rejected);
+    stored += fetched.results.length;
+    result.pages += 1;
+    // An empty page that claims more would loop forever; the run is over either way.
+    const finished = !fetched.hasNext || fetched.results.length === 0;
+    await saveCheckpoint(ctx.db, run, { lastPage: page, awards: stored, finished }, ctx.now());
+    log(
+      `usaspending: page ${page}: ${fetched.results.length} awards; run so far ${summary(counts, counts.rejected.length)}`,
+    );
+    if (finished) break;
+  }
+  if (result.pages > 1)
+    result.rescored = (await scoreStored(ctx, { kind: 'changed-since', since: runStart })).contracts;
+  return result;
+}
+
+function addPage(
+  counts: RunCounts,
+  page: number,
+  ingested: Awaited<ReturnType<typeof ingestAwards>>,
+  rejected: { index: number; message: string }[],
+): void {
+  counts.received += ingested.received + rejected.length;
+  counts.inserted += ingested.inserted;
+  counts.updated += ingested.updated;
+  counts.matched += ingested.matched;
+  counts.unmatched += ingested.unmatched;
+  counts.signals_created += ingested.signals_created;
+  for (const r of rejected) counts.rejected.push({ page, ...r });
+}
+
+/** One line of counts, the same for every source. */
+export function summary(c: Omit<RunCounts, 'rejected'>, rejected: number): string {
+  return (
+    `${c.received} received, ${c.inserted} new, ${c.updated} updated, ${c.matched} matched, ` +
+    `${c.unmatched} unmatched, ${rejected} rejected, ${c.signals_created} signals created`
+  );
+}
+
+/** The end of the last finished scheduled period, where the next tick starts. */
+export async function lastFinishedEnd(
+  db: Queryable,
+  baseUrl: string,
+  dateType: string,
+): Promise<string | null> {
+  const rows = await db.query<{ end: string }>(
+    `SELECT end_date AS "end" FROM ingest_checkpoints WHERE base_url = $1 AND date_type = $2 AND finished
+     ORDER BY end_date DESC LIMIT 1`,
+    [baseUrl, dateType],
+  );
+  return rows[0]?.end ?? null;
+}
+
+/**
+ * One scheduled tick: awards modified from the last finished tick's end day to today (the action date
+ * would miss late-reported awards and modifications). The first tick covers yesterday and today.
+ */
+export async function ingestRecent(
+  db: Db,
+  client: UsaspendingClient,
+  options: { signalThreshold: number; now?: () => Date; signal?: AbortSignal; log?: (line: string) => void },
+): Promise<RunResult> {
+  const now = options.now ?? (() => new Date());
+  const today = now().toISOString().slice(0, 10);
+  const dateType = 'last_modified_date';
+  const last = await lastFinishedEnd(db, client.baseUrl, dateType);
+  // A clock set back must not turn the period inside out.
+  const from = [last ?? addDays(today, -1), today].sort()[0] ?? today;
+  const ctx = await createPipelineContext(db, { signalThreshold: options.signalThreshold, now });
+  return runUsaspending(ctx, client, { from, to: today, dateType }, options);
+}
+
+export interface Scheduler {
+  /** Stops the timer, aborts a running tick (its checkpoint stays) and waits for it to end. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs `tick` now and then every `intervalMs`, measured from the start of the previous tick. The next
+ * tick is armed only when the previous one has ended, so ticks never overlap.
+ */
+export function startScheduler(options: {
+  intervalMs: number;
+  tick: (signal: AbortSignal) => Promise<void>;
+  onError: (error: unknown) => void;
+}): Scheduler {
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  const arm = (waitMs: number) => {
+    if (abort.signal.aborted) return;
+    timer = setTimeout(fire, Math.max(0, waitMs));
+  };
+  const fire = () => {
+    const started = Date.now();
+    running = options
+      .tick(abort.signal)
+      .catch((error: unknown) => {
+        if (!abort.signal.aborted) options.onError(error);
+      })
+      .finally(() => {
+        running = null;
+        arm(options.intervalMs - (Date.now() - started));
+      });
+  };
+  arm(0);
+  return {
+    async stop() {
+      abort.abort();
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}
+
+/** The server's scheduled ingest (`INGEST_SCHEDULE`), or null when it is off. */
+export function startIngestScheduler(
+  db: Db,
+  config: Pick<Config, 'ingestSchedule' | 'usaspendingBaseUrl' | 'signalThreshold'>,
+  logger: { info(message: string): void; error(message: string): void },
+): Scheduler | null {
+  if (config.ingestSchedule === null) return null;
+  const client = new UsaspendingClient({ baseUrl: config.usaspendingBaseUrl });
+  const scheduler = startScheduler({
+    intervalMs: config.ingestSchedule,
+    tick: async (signal) => {
+      const result = await ingestRecent(db, client, {
+        signalThreshold: config.signalThreshold,
+        signal,
+        log: (line) => logger.info(line),
+      });
+      logger.info(
+        `scheduled ingest ${result.key}: ${result.pages} pages, ${summary(result.counts, result.counts.rejected.length)}`,
+      );
+    },
+    onError: (error) =>
+      logger.error(`scheduled ingest failed (the next tick resumes from its checkpoint): ${String(error)}`),
+  });
+  return {
+    async stop() {
+      await scheduler.stop();
+      await client.close();
+    },
+  };
+}

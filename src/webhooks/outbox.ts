@@ -1,0 +1,110 @@
+import { PLAN_LIMITS, type Plan, reachesTier } from '../domain/plans.ts';
+import { TIERS, type Tier } from '../domain/types.ts';
+import { Contract, type ContractDto, Signal, type SignalDto } from '../http/schemas/resources.ts';
+import type { Queryable } from '../store/db.ts';
+import {
+  CONTRACT_COLUMNS,
+  type ContractRow,
+  SIGNAL_COLUMNS,
+  type SignalRow,
+  toContract,
+  toSignal,
+} from '../store/rows.ts';
+import { insertDeliveries } from './store.ts';
+
+export const SIGNAL_CREATED = 'signal.created';
+
+/** SPEC.md's payload: the Signal as the API serves it (never its rationale) and its Contract. */
+export interface SignalCreatedPayload {
+  event: typeof SIGNAL_CREATED;
+  data: { signal: Omit<SignalDto, 'rationale'>; contract: ContractDto };
+  /** Milliseconds since the epoch, when the delivery was enqueued. */
+  ts: number;
+}
+
+export interface WrittenSignal {
+  id: string;
+  contract_id: string;
+  signal_score: number;
+  inserted: boolean;
+}
+
+const isTier = (value: string): value is Tier => (TIERS as readonly string[]).includes(value);
+
+/**
+ * The outbox write: for every signal row just created (not a recompute) at or above the threshold,
+ * one `signal.created` delivery per active webhook whose owner's plan has webhooks and reaches the
+ * signal's engine tier. Call it inside the transaction that wrote the signals, so a signal and its
+ * deliveries commit together or not at all. Returns the number of deliveries written.
+ */
+export async function enqueueSignalCreated(
+  tx: Queryable,
+  signals: readonly WrittenSignal[],
+  threshold: number,
+  now: Date = new Date(),
+): Promise<number> {
+  const ids = signals.filter((s) => s.inserted && s.signal_score >= threshold).map((s) => s.id);
+  if (ids.length === 0) return 0;
+  const hooks = (
+    await tx.query<{ id: string; plan: Plan }>(
+      `SELECT w.id, u.plan FROM webhooks w JOIN users u ON u.id = w.user_id
+       WHERE w.disabled_at IS NULL ORDER BY w.created_at, w.id`,
+    )
+  ).filter((hook) => PLAN_LIMITS[hook.plan].maxWebhooks > 0);
+  if (hooks.length === 0) return 0;
+  const rows = await tx.query<ContractRow & SignalRow>(
+    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS} FROM signals s JOIN contracts c ON c.id = s.contract_id
+     WHERE s.id = ANY($1::uuid[]) ORDER BY s.computed_at, s.id`,
+    [ids],
+  );
+  const deliveries: { webhookId: string; event: string; payload: SignalCreatedPayload }[] = [];
+  for (const row of rows) {
+    const full = toSignal(row);
+    if (!full) continue;
+    const { rationale: _rationale, ...signal } = full;
+    const tier: Tier = isTier(signal.engine_tier) ? signal.engine_tier : 'intelligence';
+    const payload: SignalCreatedPayload = {
+      event: SIGNAL_CREATED,
+      data: { signal, contract: toContract(row) },
+      ts: now.getTime(),
+    };
+    for (const hook of hooks) {
+      if (reachesTier(hook.plan, tier))
+        deliveries.push({ webhookId: hook.id, event: SIGNAL_CREATED, payload });
+    }
+  }
+  return insertDeliveries(tx, deliveries);
+}
+
+const SIGNAL_KEYS = Object.keys(Signal.properties);
+const CONTRACT_KEYS = Object.keys(Contract.properties);
+
+function ordered(value: unknown, keys: readonly string[], nested: Record<string, readonly string[]> = {}) {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  const source = value as Record<string, unknown>;
+  const names = [
+    ...keys.filter((k) => k in source),
+    ...Object.keys(source)
+      .filter((k) => !keys.includes(k))
+      .sort(),
+  ];
+  const out: Record<string, unknown> = {};
+  for (const name of names) {
+    const inner = nested[name];
+    out[name] = inner ? ordered(source[name], inner) : source[name];
+  }
+  return out;
+}
+
+/**
+ * The request body of a delivery. The payload is stored as jsonb, which keeps no key order; the body is
+ * written in the documented order (event, data.signal, data.contract, ts; resource fields as in the API),
+ * so every attempt of a delivery sends the same bytes.
+ */
+export function deliveryBody(payload: unknown): string {
+  const top = ordered(payload, ['event', 'data', 'ts']) as Record<string, unknown> | null;
+  if (top && typeof top === 'object' && 'data' in top) {
+    top.data = ordered(top.data, ['signal', 'contract'], { signal: SIGNAL_KEYS, contract: CONTRACT_KEYS });
+  }
+  return JSON.stringify(top);
+}

@@ -1,0 +1,53 @@
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+
+/**
+ * Webhook signing secrets must be readable to sign, so they are stored encrypted when SECRET_KEY is set
+ * (AES-256-GCM, key = HKDF-SHA256(SECRET_KEY), the webhook id as associated data so a ciphertext cannot
+ * be moved to another row) and with a plaintext marker otherwise. Both forms stay readable, so setting
+ * SECRET_KEY later needs no migration; changing or dropping it makes encrypted secrets unreadable.
+ */
+
+const ENCRYPTED = 'gcm1';
+const PLAIN = 'plain';
+
+/** A new signing secret: 32 random bytes, base64url, with Stripe's familiar prefix. */
+export function generateSecret(): string {
+  return `whsec_${randomBytes(32).toString('base64url')}`;
+}
+
+function keyFrom(secretKey: string): Buffer {
+  return Buffer.from(hkdfSync('sha256', secretKey, 'market-intel', 'webhook-secret-v1', 32));
+}
+
+export class SecretUnreadableError extends Error {}
+
+export function sealSecret(secret: string, webhookId: string, secretKey: string | null): string {
+  if (!secretKey) return `${PLAIN}:${secret}`;
+  const iv = randomBytes(12);
+  const cipher = createCipheriv('aes-256-gcm', keyFrom(secretKey), iv);
+  cipher.setAAD(Buffer.from(webhookId));
+  const data = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
+  const parts = [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64url'));
+  return `${ENCRYPTED}:${parts.join(':')}`;
+}
+
+export function openSecret(stored: string, webhookId: string, secretKey: string | null): string {
+  if (stored.startsWith(`${PLAIN}:`)) return stored.slice(PLAIN.length + 1);
+  const [scheme, iv, tag, data] = stored.split(':');
+  if (scheme !== ENCRYPTED || !iv || !tag || data === undefined) {
+    throw new SecretUnreadableError('stored webhook secret has an unknown format');
+  }
+  if (!secretKey) throw new SecretUnreadableError('webhook secret is encrypted but SECRET_KEY is not set');
+  try {
+    const decipher = createDecipheriv('aes-256-gcm', keyFrom(secretKey), Buffer.from(iv, 'base64url'));
+    decipher.setAAD(Buffer.from(webhookId));
+    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
+    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString(
+      'utf8',
+    );
+  } catch {
+    throw new SecretUnreadableError(
+      'webhook secret cannot be decrypted: SECRET_KEY differs from the one that sealed it',
+    );
+  }
+}

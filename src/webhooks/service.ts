@@ -1,0 +1,109 @@
+import { randomUUID } from 'node:crypto';
+import { PLAN_LIMITS } from '../domain/plans.ts';
+import { errors } from '../http/errors.ts';
+import { getUser } from '../store/accounts.ts';
+import type { Db } from '../store/db.ts';
+import { generateSecret, sealSecret } from './secrets.ts';
+import {
+  countActiveWebhooks,
+  type Delivery,
+  type DeliveryStatus,
+  disableWebhook,
+  getDelivery,
+  getWebhook,
+  insertWebhook,
+  listAttempts,
+  listDeliveries,
+  listWebhooks,
+  notifyDue,
+  type Page,
+  restartDelivery,
+  type Webhook,
+} from './store.ts';
+import { type HostResolver, type TargetPolicy, TargetRefusedError, vetTargetUrl } from './target.ts';
+
+/**
+ * Webhook operations shared by the account API, the admin API and the dashboard. `owner` is the user a
+ * request acts for; null means an admin acting on anyone's. Another user's webhook or delivery is "not
+ * found", never "forbidden", so ids reveal nothing.
+ */
+
+export interface WebhookContext {
+  db: Db;
+  secretKey: string | null;
+  policy: TargetPolicy;
+  resolve: HostResolver;
+  now: () => Date;
+}
+
+/** Registers a webhook within the plan's maximum; the signing secret is returned here only. */
+export async function createWebhook(
+  ctx: WebhookContext,
+  input: { userId: string; url: string },
+): Promise<{ webhook: Webhook; secret: string }> {
+  const user = await getUser(ctx.db, input.userId);
+  if (!user) throw errors.userNotFound(input.userId);
+  const max = PLAN_LIMITS[user.plan].maxWebhooks;
+  if (max === 0) throw errors.webhookQuota(user.plan, max);
+  let url: URL;
+  try {
+    url = await vetTargetUrl(input.url, ctx.policy, ctx.resolve);
+  } catch (error) {
+    if (error instanceof TargetRefusedError) throw errors.webhookTargetRefused(error.message);
+    throw error;
+  }
+  const secret = generateSecret();
+  const id = randomUUID();
+  const webhook = await ctx.db.transaction(async (tx) => {
+    if ((await countActiveWebhooks(tx, user.id)) >= max) throw errors.webhookQuota(user.plan, max);
+    return insertWebhook(tx, {
+      id,
+      userId: user.id,
+      url: url.href,
+      sealedSecret: sealSecret(secret, id, ctx.secretKey),
+    });
+  });
+  return { webhook, secret };
+}
+
+export async function userWebhooks(ctx: WebhookContext, userId: string, page: Page): Promise<Webhook[]> {
+  return listWebhooks(ctx.db, userId, page);
+}
+
+export async function deleteWebhook(ctx: WebhookContext, id: string, owner: string | null): Promise<Webhook> {
+  const webhook = await ctx.db.transaction((tx) => disableWebhook(tx, id, owner, ctx.now()));
+  if (!webhook) throw errors.webhookNotFound(id);
+  return webhook;
+}
+
+export async function webhookDeliveries(
+  ctx: WebhookContext,
+  webhookId: string,
+  owner: string | null,
+  filter: Page & { status?: DeliveryStatus },
+): Promise<Delivery[]> {
+  const webhook = await getWebhook(ctx.db, webhookId, owner);
+  if (!webhook) throw errors.webhookNotFound(webhookId);
+  return listDeliveries(ctx.db, webhookId, filter);
+}
+
+export async function deliveryAttempts(ctx: WebhookContext, deliveryId: string, owner: string | null) {
+  const delivery = await getDelivery(ctx.db, deliveryId, owner);
+  if (!delivery) throw errors.deliveryNotFound(deliveryId);
+  return listAttempts(ctx.db, deliveryId);
+}
+
+/** A new attempt series on the same delivery id (same payload, same X-Service-Delivery), due now. */
+export async function resendDelivery(
+  ctx: WebhookContext,
+  id: string,
+  owner: string | null,
+): Promise<Delivery> {
+  const found = await getDelivery(ctx.db, id, owner);
+  if (!found) throw errors.deliveryNotFound(id);
+  if (found.webhook_disabled) throw errors.webhookDeleted(id);
+  const restarted = await restartDelivery(ctx.db, id);
+  if (!restarted) throw errors.deliveryInFlight(id);
+  await notifyDue(ctx.db);
+  return restarted;
+}

@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import type { Queryable } from '../store/db.ts';
+
+/** SQL of webhooks, their deliveries (the outbox) and attempts. */
+
+export const DELIVERY_STATUSES = ['pending', 'delivering', 'succeeded', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/** Channel a worker LISTENs on (PostgreSQL); notified when deliveries become due at once. */
+export const DELIVERY_CHANNEL = 'webhook_deliveries';
+
+export interface Webhook {
+  id: string;
+  user_id: string;
+  url: string;
+  created_at: string;
+  disabled_at: string | null;
+}
+
+export interface Delivery {
+  id: string;
+  webhook_id: string;
+  event: string;
+  status: DeliveryStatus;
+  attempts: number;
+  series: number;
+  next_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface Attempt {
+  id: string;
+  delivery_id: string;
+  series: number;
+  attempt_no: number;
+  started_at: string;
+  duration_ms: number | null;
+  status_code: number | null;
+  error: string | null;
+}
+
+export interface Page {
+  limit: number;
+  offset: number;
+}
+
+const WEBHOOK_COLUMNS = 'w.id, w.user_id, w.url, w.created_at, w.disabled_at';
+const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event, d.status, d.attempts, d.series, d.next_attempt_at,
+  d.last_status, d.last_error, d.created_at, d.updated_at`;
+
+const first = <T>(rows: T[]): T | null => rows[0] ?? null;
+
+export async function notifyDue(db: Queryable): Promise<void> {
+  await db.query('SELECT pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
+}
+
+/** Locks the user row, so concurrent creations count each other against the plan's maximum. */
+export async function countActiveWebhooks(tx: Queryable, userId: string): Promise<number> {
+  await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
+  const rows = await tx.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM webhooks WHERE user_id = $1 AND disabled_at IS NULL',
+    [userId],
+  );
+  return rows[0]?.n ?? 0;
+}
+
+export async function insertWebhook(
+  tx: Queryable,
+  input: { id: string; userId: string; url: string; sealedSecret: string },
+): Promise<Webhook> {
+  const rows = await tx.query<Webhook>(
+    `INSERT INTO webhooks AS w (id, user_id, url, secret) VALUES ($1, $2, $3, $4) RETURNING ${WEBHOOK_COLUMNS}`,
+    [input.id, input.userId, input.url, input.sealedSecret],
+  );
+  const webhook = first(rows);
+  if (!webhook) throw new Error('insert returned no row');
+  return webhook;
+}
+
+/** A webhook (deleted ones too); with `owner`, only when that user owns it. */
+export async function getWebhook(db: Queryable, id: string, owner: string | null): Promise<Webhook | null> {
+  return first(
+    await db.query<Webhook>(
+      `SELECT ${WEBHOOK_COLUMNS} FROM webhooks w WHERE w.id = $1 AND ($2::uuid IS NULL OR w.user_id = $2)`,
+      [id, owner],
+    ),
+  );
+}
+
+/** A user's active webhooks, oldest first. */
+export async function listWebhooks(db: Queryable, userId: string, page: Page): Promise<Webhook[]> {
+  return db.query<Webhook>(
+    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks w WHERE w.user_id = $1 AND w.disabled_at IS NULL
+     ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3`,
+    [userId, page.limit, page.offset],
+  );
+}
+
+/**
+ * Disables a webhook (its history stays) and fails its deliveries still waiting; one in flight finishes
+ * its attempt. Deleting twice returns the same row.
+ */
+export async function disableWebhook(
+  tx: Queryable,
+  id: string,
+  owner: string | null,
+  now: Date,
+): Promise<Webhook | null> {
+  const webhook = first(
+    await tx.query<Webhook>(
+      `UPDATE webhooks w SET disabled_at = COALESCE(w.disabled_at, $3)
+       WHERE w.id = $1 AND ($2::uuid IS NULL OR w.user_id = $2) RETURNING ${WEBHOOK_COLUMNS}`,
+      [id, owner, now.toISOString()],
+    ),
+  );
+  if (!webhook) return null;
+  await tx.query(
+    `UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL, last_error = 'webhook deleted',
+       updated_at = now()
+     WHERE webhook_id = $1 AND status = 'pending'`,
+    [id],
+  );
+  return webhook;
+}
+
+export async function listDeliveries(
+  db: Queryable,
+  webhookId: string,
+  filter: Page & { status?: DeliveryStatus },
+): Promise<Delivery[]> {
+  return db.query<Delivery>(
+    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
+     WHERE d.webhook_id = $1 AND ($2::text IS NULL OR d.status = $2)
+     ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
+    [webhookId, filter.status ?? null, filter.limit, filter.offset],
+  );
+}
+
+/** A delivery; with `owner`, only when that user owns its webhook. */
+export async function getDelivery(
+  db: Queryable,
+  id: string,
+  owner: string | null,
+): Promise<(Delivery & { webhook_disabled: boolean; in_flight: boolean }) | null> {
+  return first(
+    await db.query<Delivery & { webhook_disabled: boolean; in_flight: boolean }>(
+      `SELECT ${DELIVERY_COLUMNS}, w.disabled_at IS NOT NULL AS webhook_disabled,
+         (d.status = 'delivering' AND d.locked_until >= now()) AS in_flight
+       FROM webhook_deliveries d JOIN webhooks w ON w.id = d.webhook_id
+       WHERE d.id = $1 AND ($2::uuid IS NULL OR w.user_id = $2)`,
+      [id, owner],
+    ),
+  );
+}
+
+/** Every attempt of every series, in order. */
+export async function listAttempts(db: Queryable, deliveryId: string): Promise<Attempt[]> {
+  return db.query<Attempt>(
+    `SELECT id, delivery_id, series, attempt_no, started_at, duration_ms, status_code, error
+     FROM webhook_attempts WHERE delivery_id = $1 ORDER BY series, attempt_no`,
+    [deliveryId],
+  );
+}
+
+/**
+ * Starts a new attempt series on the same delivery id, due now. Refused (null) while an attempt is in
+ * flight — two sends of one delivery never overlap — or when the webhook was deleted.
+ */
+export async function restartDelivery(db: Queryable, id: string): Promise<Delivery | null> {
+  return first(
+    await db.query<Delivery>(
+      `UPDATE webhook_deliveries d SET series = d.series + 1, attempts = 0, status = 'pending',
+         next_attempt_at = now(), locked_until = NULL, last_status = NULL, last_error = NULL, updated_at = now()
+       FROM webhooks w
+       WHERE d.id = $1 AND w.id = d.webhook_id AND w.disabled_at IS NULL
+         AND NOT (d.status = 'delivering' AND d.locked_until >= now())
+       RETURNING ${DELIVERY_COLUMNS}`,
+      [id],
+    ),
+  );
+}
+
+export async function insertDeliveries(
+  tx: Queryable,
+  rows: readonly { webhookId: string; event: string; payload: unknown }[],
+): Promise<number> {
+  if (rows.length === 0) return 0;
+  await tx.query(
+    `INSERT INTO webhook_deliveries (id, webhook_id, event, payload, status, next_attempt_at)
+     SELECT u.id, u.webhook_id, u.event, u.payload, 'pending', now()
+     FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::jsonb[]) AS u (id, webhook_id, event, payload)`,
+    [
+      rows.map(() => randomUUID()),
+      rows.map((r) => r.webhookId),
+      rows.map((r) => r.event),
+      rows.map((r) => JSON.stringify(r.payload)),
+    ],
+  );
+  await notifyDue(tx);
+  return rows.length;
+}
+
+/** A claimed delivery with what sending it needs. */
+export interface Claimed {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: unknown;
+  /** The attempt being made (1-based) in `series`. */
+  attempts: number;
+  series: number;
+  attempt_id: string;
+  url: string;
+  secret: string;
+  webhook_disabled: boolean;
+}
+
+/**
+ * Claims up to `limit` due deliveries for `leaseMs`: status delivering, attempt counted and recorded as
+ * started, all in one statement. SKIP LOCKED lets many workers claim side by side without waiting or
+ * taking the same row; a row whose lease expired (its worker died) is due again, and the attempt that
+ * worker left without an outcome is marked so.
+ */
+export async function claimDue(db: Queryable, limit: number, leaseMs: number): Promise<Claimed[]> {
+  return db.query<Claimed>(
+    `WITH claimed AS (
+       UPDATE webhook_deliveries d
+       SET status = 'delivering', attempts = d.attempts + 1,
+         locked_until = now() + $2::float8 * interval '1 millisecond', updated_at = now()
+       WHERE d.id IN (
+         SELECT id FROM webhook_deliveries
+         WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now()
+           AND (locked_until IS NULL OR locked_until < now())
+         ORDER BY next_attempt_at
+         LIMIT $1
+         FOR UPDATE SKIP LOCKED)
+       RETURNING d.id, d.webhook_id, d.event, d.payload, d.attempts, d.series
+     ), lost AS (
+       UPDATE webhook_attempts a
+       SET error = 'no outcome: the worker stopped during the attempt; its claim expired'
+       WHERE a.delivery_id IN (SELECT id FROM claimed) AND a.duration_ms IS NULL AND a.error IS NULL
+     ), started AS (
+       INSERT INTO webhook_attempts (id, delivery_id, series, attempt_no, started_at)
+       SELECT gen_random_uuid(), c.id, c.series, c.attempts, now() FROM claimed c
+       RETURNING id, delivery_id
+     )
+     SELECT c.id, c.webhook_id, c.event, c.payload, c.attempts, c.series, s.id AS attempt_id, w.url, w.secret,
+       w.disabled_at IS NOT NULL AS webhook_disabled
+     FROM claimed c JOIN started s ON s.delivery_id = c.id JOIN webhooks w ON w.id = c.webhook_id`,
+    [limit, leaseMs],
+  );
+}
+
+export interface Outcome {
+  durationMs: number;
+  statusCode: number | null;
+  error: string | null;
+  next: 'succeeded' | 'failed' | 'pending';
+  /** Wait before the next attempt when `next` is pending. */
+  retryInMs: number;
+}
+
+/**
+ * Records an attempt's outcome, and moves the delivery on — only while this worker's claim is the
+ * current one (same series and attempt, still delivering), so a late answer never overwrites a newer
+ * attempt or a resend. Returns whether the delivery was moved.
+ */
+export async function finishAttempt(db: Queryable, job: Claimed, outcome: Outcome): Promise<boolean> {
+  const rows = await db.query<{ id: string }>(
+    `WITH attempt AS (
+       UPDATE webhook_attempts SET duration_ms = $2, status_code = $3, error = $4 WHERE id = $1
+     )
+     UPDATE webhook_deliveries SET status = $8::text,
+       next_attempt_at = CASE WHEN $8::text = 'pending' THEN now() + $9::float8 * interval '1 millisecond' END,
+       locked_until = NULL, last_status = $3, last_error = $4, updated_at = now()
+     WHERE id = $5 AND series = $6 AND attempts = $7 AND status = 'delivering'
+     RETURNING id`,
+    [
+      job.attempt_id,
+      Math.round(outcome.durationMs),
+      outcome.statusCode,
+      outcome.error,
+      job.id,
+      job.series,
+      job.attempts,
+      outcome.next,
+      outcome.retryInMs,
+    ],
+  );
+  return rows.length > 0;
+}

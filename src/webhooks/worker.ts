@@ -1,0 +1,200 @@
+import type { Config } from '../config.ts';
+import type { Db } from '../store/db.ts';
+import { Sender } from './delivery.ts';
+import { deliveryBody } from './outbox.ts';
+import { openSecret } from './secrets.ts';
+import { type Claimed, claimDue, DELIVERY_CHANNEL, finishAttempt, type Outcome } from './store.ts';
+import { type HostResolver, systemResolver, TargetPolicy } from './target.ts';
+
+export interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface WorkerOptions {
+  db: Db;
+  config: Config;
+  log?: WorkerLog;
+  resolve?: HostResolver;
+  /** Deliveries sent at once by this worker (default 16). */
+  concurrency?: number;
+  /** How often an idle worker looks for due deliveries (default 250 ms). */
+  pollMs?: number;
+}
+
+const silent: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
+
+/**
+ * A claim outlives the longest attempt (the timeout) by a margin for recording its outcome; after it, a
+ * delivery whose worker died is due again.
+ */
+export const leaseMs = (timeoutMs: number): number => 2 * timeoutMs + 1_000;
+
+/**
+ * The delivery worker: claims due deliveries (FOR UPDATE SKIP LOCKED, so any number of workers share
+ * the outbox and never send one delivery twice at once), sends each signed, and records the outcome:
+ * succeeded, retried after the configured schedule, or failed after the last attempt.
+ * Delivery is at least once: a worker killed mid-send leaves its claim to expire, and the receiver may
+ * then see the same X-Service-Delivery id again.
+ */
+export class DeliveryWorker {
+  private readonly sender: Sender;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly log: WorkerLog;
+  private readonly concurrency: number;
+  private readonly pollMs: number;
+  private readonly maxAttempts: number;
+  private running = false;
+  private loop: Promise<void> | null = null;
+  private wakeUp: (() => void) | null = null;
+  /** A wake-up that came while the loop was busy: the next sleep returns at once. */
+  private woken = false;
+  private listener: { end(): Promise<void> } | null = null;
+
+  constructor(private readonly options: WorkerOptions) {
+    const { config } = options;
+    this.sender = new Sender({
+      policy: new TargetPolicy(config.webhookAllowCidrs),
+      resolve: options.resolve ?? systemResolver,
+      timeoutMs: config.webhookTimeoutMs,
+      caFile: config.webhookCaFile,
+    });
+    this.log = options.log ?? silent;
+    this.concurrency = options.concurrency ?? 16;
+    this.pollMs = options.pollMs ?? 250;
+    this.maxAttempts = config.webhookRetryScheduleMs.length + 1;
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return;
+    this.running = true;
+    if (this.options.db.kind === 'postgres' && this.options.config.databaseUrl) await this.listen();
+    this.loop = this.run();
+  }
+
+  /** Stops claiming, waits for the attempts in flight to be sent and recorded, closes connections. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    this.wake();
+    await this.loop;
+    await Promise.allSettled([...this.inFlight]);
+    await this.sender.close();
+    await this.listener?.end().catch(() => undefined);
+  }
+
+  /** Looks for due deliveries now instead of at the next poll. */
+  wake(): void {
+    if (this.wakeUp) this.wakeUp();
+    else this.woken = true;
+  }
+
+  private async run(): Promise<void> {
+    const lease = leaseMs(this.options.config.webhookTimeoutMs);
+    let failures = 0;
+    while (this.running) {
+      const free = this.concurrency - this.inFlight.size;
+      let claimed: Claimed[] = [];
+      if (free > 0) {
+        try {
+          claimed = await claimDue(this.options.db, free, lease);
+          failures = 0;
+        } catch (error) {
+          failures += 1;
+          this.log.error({ err: error }, 'webhook worker: claiming deliveries failed');
+        }
+      }
+      for (const job of claimed) this.track(this.deliver(job));
+      // A full batch means more may be due; otherwise wait for the poll, a notification or a free slot.
+      if (claimed.length === 0 || claimed.length < free || this.inFlight.size >= this.concurrency) {
+        await this.sleep(this.pollMs * Math.min(2 ** failures, 40));
+      }
+    }
+  }
+
+  private track(work: Promise<void>): void {
+    this.inFlight.add(work);
+    void work.finally(() => {
+      this.inFlight.delete(work);
+      if (this.inFlight.size === this.concurrency - 1) this.wake();
+    });
+  }
+
+  private sleep(ms: number): Promise<void> {
+    if (this.woken || !this.running) {
+      this.woken = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(finish, ms);
+      function finish() {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.wakeUp = () => {
+        this.wakeUp = null;
+        finish();
+      };
+    });
+  }
+
+  private async deliver(job: Claimed): Promise<void> {
+    const result = await this.attempt(job);
+    const last = job.webhook_disabled || job.attempts >= this.maxAttempts;
+    const schedule = this.options.config.webhookRetryScheduleMs;
+    const outcome: Outcome = {
+      durationMs: result.durationMs,
+      statusCode: result.statusCode,
+      error: result.error,
+      next: result.ok ? 'succeeded' : last ? 'failed' : 'pending',
+      retryInMs: schedule[Math.min(job.attempts, schedule.length) - 1] ?? 0,
+    };
+    try {
+      const moved = await finishAttempt(this.options.db, job, outcome);
+      if (!moved)
+        this.log.warn(
+          { delivery: job.id },
+          'webhook worker: claim superseded; outcome kept in attempts only',
+        );
+    } catch (error) {
+      // The claim expires and the delivery is attempted again: at least once, never lost.
+      this.log.error({ err: error, delivery: job.id }, 'webhook worker: recording an attempt failed');
+    }
+  }
+
+  private async attempt(job: Claimed) {
+    if (job.webhook_disabled) return { ok: false, statusCode: null, error: 'webhook deleted', durationMs: 0 };
+    let secret: string;
+    try {
+      secret = openSecret(job.secret, job.webhook_id, this.options.config.secretKey);
+    } catch (error) {
+      return { ok: false, statusCode: null, error: (error as Error).message, durationMs: 0 };
+    }
+    return this.sender.send({
+      url: job.url,
+      event: job.event,
+      deliveryId: job.id,
+      secret,
+      body: deliveryBody(job.payload),
+    });
+  }
+
+  /** PostgreSQL: deliveries committed by any process wake this worker at once (polling remains the net). */
+  private async listen(): Promise<void> {
+    const { default: pg } = await import('pg');
+    const client = new pg.Client({ connectionString: this.options.config.databaseUrl ?? undefined });
+    client.on('error', (error) => {
+      this.log.warn({ err: error }, 'webhook worker: LISTEN connection lost; polling only');
+    });
+    client.on('notification', () => this.wake());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${DELIVERY_CHANNEL}`);
+      this.listener = client;
+    } catch (error) {
+      this.log.warn({ err: error }, 'webhook worker: LISTEN unavailable; polling only');
+      await client.end().catch(() => undefined);
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { addDays, type DatedValue, trailingStats, trailingStatsMany } from '../../src/domain/trailing.ts';
+
+test('trailing stats: the 365 days strictly before the date', () => {
+  const history: DatedValue[] = [
+    { date: '2023-01-01', value: 5 },
+    { date: '2023-06-01', value: 1 },
+    { date: '2024-01-01', value: 3 },
+    { date: '2024-01-02', value: 10 },
+  ];
+  // 2024-01-02 − 365 days = 2023-01-02: the 2023-01-01 award has just left the window.
+  assert.deepEqual(trailingStats(history, '2024-01-02'), { count: 2, totalValue: 4, medianValue: 2 });
+  assert.deepEqual(trailingStats(history, '2024-01-03'), { count: 3, totalValue: 14, medianValue: 3 });
+  assert.deepEqual(trailingStats(history, '2023-01-01'), { count: 0, totalValue: 0, medianValue: 0 });
+  assert.deepEqual(trailingStatsMany(history, ['2024-01-03', '2024-01-02', '2023-01-01', '2023-06-02']), [
+    { count: 3, totalValue: 14, medianValue: 3 },
+    { count: 2, totalValue: 4, medianValue: 2 },
+    { count: 0, totalValue: 0, medianValue: 0 },
+    { count: 2, totalValue: 6, medianValue: 3 },
+  ]);
+});
+
+test('trailingStatsMany equals trailingStats on random histories with repeated values and dates', () => {
+  let seed = 42;
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  for (let round = 0; round < 20; round++) {
+    const n = Math.floor(rand() * 400);
+    const history: DatedValue[] = Array.from({ length: n }, () => ({
+      date: addDays('2018-01-01', Math.floor(rand() * 2000)),
+      value: Math.floor(rand() * 50) * 1_000_000 + (rand() < 0.1 ? -500 : 0),
+    })).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    const dates = Array.from({ length: 200 }, () => addDays('2017-06-01', Math.floor(rand() * 2800)));
+    const many = trailingStatsMany(history, dates);
+    dates.forEach((d, i) => {
+      assert.deepEqual(many[i], trailingStats(history, d), `${round} ${d}`);
+    });
+  }
+});
