@@ -128,30 +128,35 @@ async function ingestApi(
 
 async function ingestCommand(args: string[], config: Config): Promise<void> {
   const [source, ...rest] = args;
-  const { values } = parseArgs({
-    args: rest,
-    options: {
-      file: { type: 'string' },
-      from: { type: 'string' },
-      to: { type: 'string' },
-      ticker: { type: 'string' },
-      restart: { type: 'boolean' },
-    },
-  });
   if (source === 'usaspending') {
-    const { file, from, to } = values;
-    if (file !== undefined && from === undefined && to === undefined && !values.ticker) {
+    const { values } = parseArgs({
+      args: rest,
+      options: {
+        file: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+        restart: { type: 'boolean' },
+      },
+    });
+    const { file, from, to, restart } = values;
+    if (file !== undefined && from === undefined && to === undefined && restart === undefined) {
       return ingestFile(file, config);
     }
-    if (file === undefined && from !== undefined && to !== undefined && !values.ticker) {
-      return ingestApi(periodArgs(from, to), values.restart ?? false, config);
+    if (file === undefined && from !== undefined && to !== undefined) {
+      return ingestApi(periodArgs(from, to), restart ?? false, config);
     }
     throw new ConfigError(
       'arguments',
-      'use ingest usaspending --file F, or --from YYYY-MM-DD --to YYYY-MM-DD',
+      'use ingest usaspending --file F, or --from YYYY-MM-DD --to YYYY-MM-DD [--restart]',
     );
   }
-  if (source === 'candles') return ingestCandles(values.file, values.ticker, config);
+  if (source === 'candles') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { file: { type: 'string' }, ticker: { type: 'string' } },
+    });
+    return ingestCandles(values.file, values.ticker, config);
+  }
   throw new ConfigError('arguments', 'use ingest usaspending … or ingest candles --file F --ticker T');
 }
 

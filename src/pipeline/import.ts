@@ -176,8 +176,10 @@ export async function importAwardFile(
   };
   const runStart = ctx.now();
   let pending: AwardRecord[] = [];
+  const leftovers: string[] = [];
   const flush = async () => {
     if (pending.length === 0) return;
+    leftovers.push(...(await unscoredAmong(ctx, pending)));
     addCounts(result, await ingestAwards(ctx, pending, { score: false }));
     pending = [];
     options.log?.(`import: ${result.received} records read, ${result.rejectedTotal} rejected`);
@@ -193,14 +195,27 @@ export async function importAwardFile(
   }
   await flush();
   // Scoring after the last chunk gives every chunk the trailing statistics of the whole file, as one
-  // pipeline run would. The second pass finds what an interrupted earlier import stored unscored
-  // (unchanged now, so not in the first); usually nothing.
-  for (const selection of [{ kind: 'changed-since', since: runStart }, { kind: 'unscored' }] as const) {
+  // pipeline run would. Leftovers of an earlier import that stopped before scoring are unchanged now,
+  // so they are named separately.
+  const selections: StoredSelection[] = [{ kind: 'changed-since', since: runStart }];
+  if (leftovers.length > 0) selections.push({ kind: 'ids', ids: leftovers });
+  for (const selection of selections) {
     const scored = await scoreStored(ctx, selection, options.log);
     result.scored += scored.contracts;
     result.signals_created += scored.created;
   }
   return result;
+}
+
+/** Stored, matched awards of `awards` without a signal of some current engine version. */
+async function unscoredAmong(ctx: PipelineContext, awards: readonly AwardRecord[]): Promise<string[]> {
+  const rows = await ctx.db.query<{ id: string }>(
+    `SELECT c.id FROM contracts c WHERE c.id = ANY($1::text[]) AND c.ticker IS NOT NULL
+       AND EXISTS (SELECT 1 FROM unnest($2::text[], $3::text[]) AS e(name, version) WHERE NOT EXISTS (
+         SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = e.name AND s.engine_version = e.version))`,
+    [awards.map((a) => a.id), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
+  );
+  return rows.map((r) => r.id);
 }
 
 function addCounts(into: AwardFileResult, c: IngestCounts): void {
@@ -236,14 +251,19 @@ export async function importCandleFile(
 }
 
 /** Which stored, matched contracts to (re)score. */
-export type StoredSelection = { kind: 'changed-since'; since: Date } | { kind: 'unscored' } | { kind: 'all' };
+export type StoredSelection =
+  | { kind: 'changed-since'; since: Date }
+  | { kind: 'ids'; ids: readonly string[] }
+  | { kind: 'unscored' }
+  | { kind: 'all' };
 
 /** Contracts per scoreContracts call: it loads every award of their tickers once. */
 const GROUP = 50_000;
 
 /**
  * Scores stored contracts with `ctx.engines`: `unscored` takes, per engine, the contracts without a
- * signal for its current version; `all` every matched contract; `changed-since` those written since.
+ * signal for its current version; `all` every matched contract; `changed-since` those written since;
+ * `ids` those named.
  */
 export async function scoreStored(
   ctx: PipelineContext,
@@ -267,6 +287,7 @@ interface Condition {
 
 function condition(selection: Exclude<StoredSelection, { kind: 'unscored' }>): Condition {
   if (selection.kind === 'all') return { sql: 'TRUE', params: [] };
+  if (selection.kind === 'ids') return { sql: 'c.id = ANY($1::text[])', params: [selection.ids] };
   return { sql: 'c.updated_at >= $1::timestamptz', params: [selection.since.toISOString()] };
 }
 

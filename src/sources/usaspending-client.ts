@@ -27,6 +27,8 @@ export const AWARD_FIELDS = [
   'Last Modified Date',
 ] as const;
 
+const USER_AGENT = 'market-intel/0.1';
+
 /** The API's largest page. */
 export const MAX_PAGE_SIZE = 100;
 
@@ -153,7 +155,7 @@ export class UsaspendingClient {
       }
       if (outcome.retryAfterMs !== null && outcome.retryAfterMs > this.retry.maxRetryAfterMs) {
         throw new UsaspendingError(
-          `USASpending ${outcome.reason} and asks to wait ${Math.ceil(outcome.retryAfterMs / 1000)} s (${where}); rerun later to resume`,
+          `USASpending ${outcome.reason} and asks to wait ${Math.ceil(outcome.retryAfterMs / 1000)} s (${where})`,
           outcome.status,
         );
       }
@@ -172,7 +174,7 @@ export class UsaspendingClient {
     try {
       response = await request(this.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json' },
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'user-agent': USER_AGENT },
         body,
         dispatcher: this.agent,
         signal,

@@ -91,6 +91,52 @@ test('unknown private recipients fall below the threshold', () => {
   }
 });
 
+test('one shared word plus name-forming words is another firm', () => {
+  // GROUP, INDUSTRIES, RESEARCH and initials form names; only subsidiary qualifiers may differ.
+  for (const [name, notTicker] of [
+    ['EASTERN RESEARCH GROUP INC', 'EML'],
+    ['R A MILLER INDUSTRIES INC', 'MLR'],
+    ['4 STAR TECHNOLOGIES, INC.', 'STHO'],
+    ['SCIENCE SYSTEMS AND APPLICATIONS, INC.', 'SAIC'],
+  ] as const) {
+    assert.notEqual(namesOnly.resolve({ recipientName: name }).ticker, notTicker, name);
+  }
+  assert.equal(namesOnly.resolve({ recipientName: 'OSHKOSH DEFENSE LLC' }).ticker, 'OSK');
+  assert.equal(namesOnly.resolve({ recipientName: 'HONEYWELL INC' }).ticker, 'HON');
+});
+
+test('a joint venture naming two companies is left for curation', () => {
+  for (const name of ['RAYTHEON/LOCKHEED MARTIN JAVELIN JV', 'BOEING SIKORSKY AIRCRAFT SUPPORT, LLC']) {
+    const r = resolver.resolve({ recipientName: name });
+    assert.equal(r.ticker, null, name);
+    assert.ok(r.confidence <= 0.5, `${name}: ${r.confidence}`);
+  }
+  // One company's own division is not a joint venture.
+  assert.equal(resolver.resolve({ recipientName: 'LOCKHEED MARTIN AERONAUTICS COMPANY' }).ticker, 'LMT');
+});
+
+test('a curated family brand carries to unseen members, not to look-alikes', () => {
+  const family = buildResolver(
+    [
+      ['L3HARRIS TECHNOLOGIES, INC.', 'LHX'],
+      ['L3HARRIS GLOBAL COMMUNICATIONS, INC.', 'LHX'],
+      ['HII FLEET SUPPORT GROUP LLC', 'HII'],
+      ['HII TECHNICAL SOLUTIONS CORPORATION', 'HII'],
+      ['PRATT & WHITNEY', 'RTX'],
+      ['TRU SIMULATION + TRAINING INC.', 'TXT'],
+    ].map(([aliasNorm, ticker]) => ({ aliasNorm: aliasNorm ?? '', ticker: ticker ?? '', source: 'test' })),
+    companies,
+  );
+  const brand = family.resolve({ recipientName: 'L3HARRIS MARITIME SERVICES INC' });
+  assert.deepEqual([brand.ticker, brand.method], ['LHX', 'fuzzy']);
+  assert.ok(brand.confidence >= 0.8 && brand.confidence < 0.85, `${brand.confidence}`);
+  assert.equal(family.resolve({ recipientName: 'HII MISSION TECHNOLOGIES CORP' }).ticker, 'HII');
+  // One alias "PRATT & WHITNEY" does not make PRATT a brand (Pratt & Miller is Oshkosh's); one
+  // "TRU SIMULATION" alias does not make TRU one.
+  assert.equal(family.resolve({ recipientName: 'PRATT & MILLER ENGINEERING & FABRICATION, LLC' }).ticker, null);
+  assert.equal(family.resolve({ recipientName: 'TRU-STONE TECHNOLOGIES' }).ticker, null);
+});
+
 test('a stricter threshold turns weak fuzzy matches away', () => {
   const strict = buildResolver(ALIASES, companies, { threshold: 0.99 });
   assert.equal(strict.resolve({ recipientName: 'LOCKHEED MARTIN AERONAUTICS COMPANY' }).ticker, null);
@@ -120,8 +166,10 @@ test('precision and recall on the labelled FY2024 recipient map and the 12-prime
   console.log(
     `resolver: ${labelled.size} labelled names, precision ${precision.toFixed(3)}, recall ${recall.toFixed(3)}`,
   );
-  // Measured with this alias seed (160 names): precision 1.000, recall 0.537. Misses are mostly
-  // acquired brands (Dynetics, Insitu, Orbital Sciences) that need curated aliases.
+  // Measured with this 16-alias seed (160 labelled names): precision 1.000, recall 0.525 (res-2; 0.537 with
+  // res-1, which gave the two Javelin/Boeing-Sikorsky joint ventures one of their parents' tickers).
+  // Misses are mostly acquired brands (Dynetics, Insitu, Orbital Sciences) that need curated aliases.
+  // The held-out measurement with the shipped alias table is test/evaluation/resolver-eval.test.ts.
   assert.ok(precision >= 0.97, `precision ${precision}`);
   assert.ok(recall >= 0.5, `recall ${recall}`);
 });

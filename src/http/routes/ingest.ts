@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import type { AwardRecord } from '../../domain/types.ts';
-import { createPipelineContext } from '../../pipeline/context.ts';
+import { createPipelineContext, type PipelineContext } from '../../pipeline/context.ts';
 import { listUnmatched } from '../../pipeline/import.ts';
 import { ingestAwards } from '../../pipeline/ingest.ts';
 import { BULK_COLUMNS, normalizeBulkRecord } from '../../sources/awards.ts';
@@ -84,8 +84,31 @@ function normalizeAll(records: readonly Record<string, unknown>[]) {
   return { awards, rejected };
 }
 
+/**
+ * Building the resolver and loading the benchmark series takes about 0.6 s on the demo data, so calls
+ * within a minute share one context: a new alias or candle reaches the admin ingest within a minute.
+ */
+const CONTEXT_TTL_MS = 60_000;
+
+function sharedContext(build: () => Promise<PipelineContext>): () => Promise<PipelineContext> {
+  let cached: { at: number; ctx: Promise<PipelineContext> } | null = null;
+  return () => {
+    if (!cached || Date.now() - cached.at > CONTEXT_TTL_MS) {
+      const entry = { at: Date.now(), ctx: build() };
+      entry.ctx.catch(() => {
+        if (cached === entry) cached = null;
+      });
+      cached = entry;
+    }
+    return cached.ctx;
+  };
+}
+
 /** Admin ingest (DESIGN §7, §9): awards through the pipeline in-process, and the curation list. */
 export function registerIngest(app: App, { db, config, now }: Services): void {
+  const context = sharedContext(() =>
+    createPipelineContext(db, { signalThreshold: config.signalThreshold, now }),
+  );
   app.post(
     '/api/v1/admin/ingest',
     {
@@ -106,8 +129,7 @@ export function registerIngest(app: App, { db, config, now }: Services): void {
     async (request) => {
       const records = request.body.awards;
       const { awards, rejected } = normalizeAll(records);
-      const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold, now });
-      const counts = await ingestAwards(ctx, awards);
+      const counts = await ingestAwards(await context(), awards);
       return { ...counts, received: records.length, rejected };
     },
   );
