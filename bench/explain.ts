@@ -125,7 +125,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
         endpoint: `events ${label}`,
         filters: keys.join('+') || '(none)',
         offset,
-        run: (q) => listEvents(q, { engine, limit: 50, offset, ...filter }),
+        run: (q) => listEvents(q, { engine, withRationale: false, limit: 50, offset, ...filter }),
       });
     }
   }
@@ -139,7 +139,14 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
         filters: keys.join('+') || '(none)',
         offset,
         run: (q) =>
-          listSignals(q, { engine, engineVersion: materiality.version, limit: 50, offset, ...filter }),
+          listSignals(q, {
+            engine,
+            engineVersion: materiality.version,
+            withRationale: false,
+            limit: 50,
+            offset,
+            ...filter,
+          }),
       });
     }
   }

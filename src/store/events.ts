@@ -5,12 +5,14 @@ import {
   type ContractRow,
   SIGNAL_COLUMNS,
   type SignalRow,
+  signalColumns,
   toContract,
   toSignal,
 } from './rows.ts';
 
 export interface EventFilter {
   engine: string;
+  withRationale: boolean;
   ticker?: string;
   agency?: string;
   classification?: string;
@@ -62,7 +64,7 @@ export async function listEvents(
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
   const rows = await db.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS}
+    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)}
      FROM (SELECT c.* FROM contracts c ${where.sql()}
            ORDER BY c.award_date DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}) c
      ${LATEST_SIGNAL(engine)}
@@ -78,7 +80,7 @@ export async function getEvent(
   engine: string,
 ): Promise<{ contract: ContractDto; signal: SignalDto | null } | null> {
   const rows = await db.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS} FROM contracts c ${LATEST_SIGNAL('$2')}
+    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(true)} FROM contracts c ${LATEST_SIGNAL('$2')}
      WHERE c.id = $1 AND c.ticker IS NOT NULL`,
     [id, engine],
   );

@@ -7,7 +7,14 @@ export const CONTRACT_COLUMNS = `c.id, c.ticker, c.recipient_name, c.award_date,
 export const SIGNAL_COLUMNS = `s.id AS s_id, s.contract_id AS s_contract_id, s.engine_name AS s_engine_name,
   s.engine_version AS s_engine_version, s.engine_tier AS s_engine_tier, s.signal_score AS s_signal_score,
   s.importance_score AS s_importance_score, s.confidence_score AS s_confidence_score, s.risk_score AS s_risk_score,
-  s.rationale AS s_rationale, s.computed_at AS s_computed_at`;
+  s.computed_at AS s_computed_at`;
+
+/**
+ * The per-rule rationale is the bulk of a signal row (about 1.5 KB of JSON) and only the intelligence
+ * tier sees it, so list queries select it only when it will be shown.
+ */
+export const signalColumns = (withRationale: boolean) =>
+  withRationale ? `${SIGNAL_COLUMNS}, s.rationale AS s_rationale` : SIGNAL_COLUMNS;
 
 export type ContractRow = ContractDto;
 
@@ -21,7 +28,7 @@ export interface SignalRow {
   s_importance_score: number;
   s_confidence_score: number;
   s_risk_score: number;
-  s_rationale: SignalDto['rationale'];
+  s_rationale?: SignalDto['rationale'];
   s_computed_at: string;
 }
 
@@ -43,7 +50,7 @@ export function toContract(row: ContractRow): ContractDto {
   };
 }
 
-/** A signal with its rationale; the http layer drops the rationale below the intelligence tier. */
+/** A signal, with its rationale when the query selected it. */
 export function toSignal(row: SignalRow): SignalDto | null {
   if (row.s_id === null) return null;
   return {
@@ -57,6 +64,6 @@ export function toSignal(row: SignalRow): SignalDto | null {
     confidence_score: row.s_confidence_score,
     risk_score: row.s_risk_score,
     computed_at: row.s_computed_at,
-    rationale: row.s_rationale,
+    ...(row.s_rationale === undefined ? {} : { rationale: row.s_rationale }),
   };
 }

@@ -6,12 +6,14 @@ import {
   type ContractRow,
   SIGNAL_COLUMNS,
   type SignalRow,
+  signalColumns,
   toContract,
   toSignal,
 } from './rows.ts';
 
 export interface SignalFilter {
   engine: string;
+  withRationale: boolean;
   engineVersion: string;
   minScore?: number;
   ticker?: string;
@@ -34,7 +36,7 @@ export async function listSignals(
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
   const rows = await db.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS}
+    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)}
      FROM (SELECT s.* FROM signals s ${where.sql()}
            ORDER BY s.signal_score DESC, s.computed_at DESC, s.id LIMIT ${limit} OFFSET ${offset}) s
      JOIN contracts c ON c.id = s.contract_id
@@ -54,7 +56,7 @@ export async function latestSignal(
   engine: string,
 ): Promise<SignalDto | null> {
   const rows = await db.query<SignalRow>(
-    `SELECT ${SIGNAL_COLUMNS} FROM signals s WHERE s.contract_id = $1 AND s.engine_name = $2
+    `SELECT ${signalColumns(true)} FROM signals s WHERE s.contract_id = $1 AND s.engine_name = $2
      ORDER BY s.computed_at DESC LIMIT 1`,
     [contractId, engine],
   );

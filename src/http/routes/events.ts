@@ -7,6 +7,7 @@ import { getEvent, listEvents } from '../../store/events.ts';
 import { candleSeries, getRegime } from '../../store/market.ts';
 import { latestSignal } from '../../store/signals.ts';
 import { access } from '../access.ts';
+import { showsRationale } from '../auth.ts';
 import { errors } from '../errors.ts';
 import { checkDateRange, pickEngine, upper, visibleSignal } from '../params.ts';
 import {
@@ -65,7 +66,12 @@ export function registerEvents(app: App, services: Services): void {
         const q = request.query;
         checkDateRange(q.from, q.to);
         const engine = pickEngine(request, q.engine);
-        const data = await listEvents(db, { ...q, ticker: upper(q.ticker), engine: engine.name });
+        const data = await listEvents(db, {
+          ...q,
+          ticker: upper(q.ticker),
+          engine: engine.name,
+          withRationale: showsRationale(request),
+        });
         return {
           data: data.map((item) => ({ ...item, signal: item.signal && visibleSignal(request, item.signal) })),
           pagination: { limit: q.limit, offset: q.offset, count: data.length },

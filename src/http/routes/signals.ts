@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { listSignals } from '../../store/signals.ts';
 import { access } from '../access.ts';
+import { showsRationale } from '../auth.ts';
 import { pickEngine, upper, visibleSignal } from '../params.ts';
 import { EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
 import { SignalList } from '../schemas/resources.ts';
@@ -34,6 +35,7 @@ export function registerSignals(app: App, { db }: Services): void {
       const engine = pickEngine(request, q.engine);
       const data = await listSignals(db, {
         engine: engine.name,
+        withRationale: showsRationale(request),
         engineVersion: engine.version,
         minScore: q.min_score,
         ticker: upper(q.ticker),
