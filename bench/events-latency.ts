@@ -123,7 +123,9 @@ async function child(mode: Mode): Promise<void> {
     await cleanup();
     keys = await provisionKeys(db);
     note += `; ${keys.length} ${PLAN_ARG} keys${env.REDIS_URL ? ', Redis limiter' : ', in-memory limiter'}`;
-    const app = await buildApp({ config: loadConfig(env), db, logger: false });
+    const security = arg('security') !== 'off';
+    if (!security) note += '; auth, limits and usage OFF';
+    const app = await buildApp({ config: loadConfig(env), db, logger: false, security });
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as { port: number }).port;
   }
@@ -428,6 +430,18 @@ async function benchTarget(target: 'pglite' | 'postgres', scratch: string): Prom
     const { rss, peak } = await server.rss();
     await server.stop();
 
+    // The same app built without keys, limits and usage counting: what they cost, in this run.
+    log(`GET ${EVENTS_PATH} with auth, limits and usage OFF: ${CONNECTIONS} connections, ${DURATION} s`);
+    const open = await startServer(target, ['--security', 'off']);
+    try {
+      await load('warm-up', open.port, [EVENTS_PATH], { duration: 3, keys });
+      runs.push(
+        await load('events?limit=50, security OFF', open.port, [EVENTS_PATH], { duration: DURATION, keys }),
+      );
+    } finally {
+      await open.stop();
+    }
+
     log(`bare node:http server returning the same ${first.body.length} bytes`);
     const bareServer = await startServer('bare', ['--body', bodyFile]);
     try {
@@ -510,6 +524,11 @@ async function main(): Promise<void> {
       ...r.runs.flatMap((m) => (m.sampleError ? [`first error body in "${m.label}": ${m.sampleError}`] : [])),
       `app / bare throughput: ${(100 * ratio).toFixed(1)} % (DESIGN §11 bar: ≥ 50 % in PostgreSQL mode)`,
       `p99 at half load: ${halfRun ? fmtMs(halfRun.p99) : 'n/a'} (bar: ≤ 10 ms)`,
+      `auth + limiter + usage on / off throughput: ${
+        main && r.runs[3]
+          ? `${fmtInt(main.rps)} / ${fmtInt(r.runs[3].rps)} = ${((100 * main.rps) / r.runs[3].rps).toFixed(1)} %`
+          : 'n/a'
+      }`,
       `max latency at 50 connections: ${main ? fmtMs(main.max) : 'n/a'}${
         r.target === 'pglite' ? ' (embedded bar: ≤ 50 ms, on 100k contracts)' : ''
       }`,

@@ -1,28 +1,12 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { BULK_COLUMNS, textValue } from '../../src/sources/awards.ts';
 import { toCsv } from '../../src/sources/csv.ts';
+import { cli } from '../support/cli.ts';
 import { FakeUsaspending, recordedBulkRecords, syntheticResults } from '../support/fake-usaspending.ts';
-
-const BIN = new URL('../../bin/market-intel.js', import.meta.url).pathname;
-
-function cli(args: string[], env: Record<string, string>) {
-  return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args], {
-      env: { ...process.env, DATABASE_URL: '', LOG_LEVEL: 'silent', ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('ingest, score and unmatched commands (embedded mode)', () => {
   let dir: string;
