@@ -96,6 +96,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('x-request-id', request.id);
   });
   if (deps.security !== false) installAuth(app, services);
+  else app.decorateRequest('principal', null);
   await app.register(swagger, openApiOptions);
 
   registerMeta(app, services);

@@ -150,6 +150,9 @@ export function renderSvg(result: EventStudyResult, meta: ReportMeta): string {
   out.push(
     `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${HEIGHT}" viewBox="0 0 ${WIDTH} ${HEIGHT}" font-family="sans-serif" font-size="12">`,
   );
+  out.push(
+    `<title>${esc(`Event study: ${meta.engine} ${meta.version}, mean abnormal return by signal-score bucket`)}</title>`,
+  );
   out.push(`<rect width="${WIDTH}" height="${HEIGHT}" fill="#fff"/>`);
   out.push(
     `<text x="${WIDTH / 2}" y="20" text-anchor="middle" font-size="15" font-weight="bold">${esc(

@@ -105,7 +105,7 @@ export async function ingestAwards(
  * Overlaps the CPU work of the next batch (resolve, classify, score) with the database writes of
  * earlier ones. With depth 1 (contracts) at most one write is in flight and writes start — and their
  * results are handled — in batch order, exactly as if each were awaited in turn. Signal batches touch
- * disjoint rows, so they may run two at a time on PostgreSQL (a second core for the server while node
+ * disjoint rows, so on PostgreSQL several may run at once (SIGNAL_WRITE_DEPTH: more server cores while node
  * scores); PGlite runs one transaction at a time anyway.
  */
 class WritePipeline {

@@ -133,7 +133,10 @@ test('a curated family brand carries to unseen members, not to look-alikes', () 
   assert.equal(family.resolve({ recipientName: 'HII MISSION TECHNOLOGIES CORP' }).ticker, 'HII');
   // One alias "PRATT & WHITNEY" does not make PRATT a brand (Pratt & Miller is Oshkosh's); one
   // "TRU SIMULATION" alias does not make TRU one.
-  assert.equal(family.resolve({ recipientName: 'PRATT & MILLER ENGINEERING & FABRICATION, LLC' }).ticker, null);
+  assert.equal(
+    family.resolve({ recipientName: 'PRATT & MILLER ENGINEERING & FABRICATION, LLC' }).ticker,
+    null,
+  );
   assert.equal(family.resolve({ recipientName: 'TRU-STONE TECHNOLOGIES' }).ticker, null);
 });
 
