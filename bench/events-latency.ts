@@ -192,7 +192,11 @@ interface Server {
 }
 
 function startServer(mode: Mode, extra: string[] = []): Promise<Server> {
-  const proc = fork(SELF, ['--child', mode, ...extra], { execArgv: ['--import', 'tsx'], stdio: 'inherit' });
+  const passOn = [...(REDIS ? ['--redis', 'true'] : []), '--plan', PLAN_ARG, '--keys', String(KEY_COUNT)];
+  const proc = fork(SELF, ['--child', mode, ...passOn, ...extra], {
+    execArgv: ['--import', 'tsx'],
+    stdio: 'inherit',
+  });
   const next = <T extends ToParent['type']>(type: T) =>
     new Promise<Extract<ToParent, { type: T }>>((resolve, reject) => {
       const onMessage = (m: ToParent) => {
