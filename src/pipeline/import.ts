@@ -14,7 +14,13 @@ import { CsvError, csvRecords, rowToObject } from '../sources/csv.ts';
 import type { Db } from '../store/db.ts';
 import { upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
-import { type IngestCounts, ingestAwards, type ScoredContract, scoreContracts } from './ingest.ts';
+import {
+  type IngestCounts,
+  ingestAwards,
+  type ScoredContract,
+  scoreContracts,
+  zeroCounts,
+} from './ingest.ts';
 
 /** The file is not in a format this module reads (wrong header, not JSON, not gzip). */
 export class FileFormatError extends Error {}
@@ -162,18 +168,7 @@ export async function importAwardFile(
   const text = first.done ? '' : first.value;
   const format = detectFormat(path, text);
   const source = withFirst(text, chunks);
-  const result: AwardFileResult = {
-    format,
-    received: 0,
-    inserted: 0,
-    updated: 0,
-    matched: 0,
-    unmatched: 0,
-    signals_created: 0,
-    rejected: [],
-    rejectedTotal: 0,
-    scored: 0,
-  };
+  const result: AwardFileResult = { format, ...zeroCounts(), rejected: [], rejectedTotal: 0, scored: 0 };
   const runStart = ctx.now();
   let pending: AwardRecord[] = [];
   const leftovers: string[] = [];

@@ -25,6 +25,11 @@ export interface IngestCounts {
   signals_created: number;
 }
 
+/** The numeric counters of a run, all zero (file imports and scheduled runs add them up too). */
+export function zeroCounts(): Omit<IngestCounts, 'rejected'> {
+  return { received: 0, inserted: 0, updated: 0, matched: 0, unmatched: 0, signals_created: 0 };
+}
+
 export interface IngestOptions {
   batchSize?: number;
   onProgress?: (stage: string, done: number, total: number) => void;
@@ -58,15 +63,7 @@ export async function ingestAwards(
 ): Promise<IngestCounts> {
   const batchSize = options.batchSize ?? 5000;
   const progress = options.onProgress ?? (() => undefined);
-  const counts: IngestCounts = {
-    received: awards.length,
-    inserted: 0,
-    updated: 0,
-    matched: 0,
-    unmatched: 0,
-    rejected: [],
-    signals_created: 0,
-  };
+  const counts: IngestCounts = { ...zeroCounts(), received: awards.length, rejected: [] };
   const changed: ScoredContract[] = [];
   const unique = latestPerId(awards);
   const writes = new WritePipeline();

@@ -10,7 +10,7 @@ import { type Period, UsaspendingClient } from '../sources/usaspending-client.ts
 import type { Db, Queryable } from '../store/db.ts';
 import { createPipelineContext, type PipelineContext } from './context.ts';
 import { scoreStored } from './import.ts';
-import { ingestAwards } from './ingest.ts';
+import { ingestAwards, zeroCounts } from './ingest.ts';
 
 export interface Checkpoint {
   lastPage: number;
@@ -109,15 +109,7 @@ export async function runUsaspending(
   const key = sourceKey(client.baseUrl, period);
   const checkpoint = await readCheckpoint(ctx.db, key);
   const first = startPage(checkpoint, options.restart ?? false);
-  const counts: RunCounts = {
-    received: 0,
-    inserted: 0,
-    updated: 0,
-    matched: 0,
-    unmatched: 0,
-    signals_created: 0,
-    rejected: [],
-  };
+  const counts: RunCounts = { ...zeroCounts(), rejected: [] };
   const result: RunResult = { key, firstPage: first, pages: 0, finished: true, counts, rescored: 0 };
   if (first === null) return result;
   if (first > 1) log(`usaspending: resuming ${key} at page ${first}`);
