@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyContextConfig, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import {
   createWebhook,
@@ -86,67 +86,15 @@ function registerAccountRoutes(app: App, ctx: WebhookContext): void {
     },
   );
 
-  app.delete(
-    '/api/v1/webhooks/:id',
-    {
-      config: access.write,
-      schema: {
-        tags,
-        summary: 'Delete a webhook (its deliveries stay listed); rotate a secret by deleting and creating',
-        params: Id('Webhook'),
-        querystring: NoQuery,
-        response: { 200: WebhookResponse, ...errorResponses(400, 404) },
-      },
-    },
-    async (request) => ({ webhook: await deleteWebhook(ctx, request.params.id, owner(request)) }),
-  );
-
-  app.get(
-    '/api/v1/webhooks/:id/deliveries',
-    {
-      config: access.read,
-      schema: {
-        tags,
-        summary: "A webhook's deliveries, newest first",
-        params: Id('Webhook'),
-        querystring: DeliveriesQuery,
-        response: { 200: DeliveryList, ...errorResponses(400, 404) },
-      },
-    },
-    async (request) =>
-      page(await webhookDeliveries(ctx, request.params.id, owner(request), request.query), request.query),
-  );
-
-  app.get(
-    '/api/v1/webhooks/deliveries/:id/attempts',
-    {
-      config: access.read,
-      schema: {
-        tags,
-        summary: "A delivery's attempts, every series, in order",
-        params: Id('Delivery'),
-        querystring: NoQuery,
-        response: { 200: AttemptList, ...errorResponses(400, 404) },
-      },
-    },
-    async (request) => ({ data: await deliveryAttempts(ctx, request.params.id, owner(request)) }),
-  );
-
-  app.post(
-    '/api/v1/webhooks/deliveries/:id/resend',
-    {
-      config: access.write,
-      schema: {
-        tags,
-        summary: 'Resend a delivery: a new attempt series with the same delivery id, due now',
-        params: Id('Delivery'),
-        querystring: NoQuery,
-        response: { 202: DeliveryResponse, ...errorResponses(400, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      reply.code(202).send({ delivery: await resendDelivery(ctx, request.params.id, owner(request)) }),
-  );
+  registerWebhookOperations(app, ctx, {
+    tags,
+    webhook: '/api/v1/webhooks/:id',
+    delivery: '/api/v1/webhooks/deliveries/:id',
+    read: access.read,
+    write: access.write,
+    owner,
+    deleteNote: '; rotate a secret by deleting and creating',
+  });
 }
 
 function registerAdminRoutes(app: App, ctx: WebhookContext): void {
@@ -185,25 +133,51 @@ function registerAdminRoutes(app: App, ctx: WebhookContext): void {
     async (request) => page(await userWebhooks(ctx, request.params.id, request.query), request.query),
   );
 
+  registerWebhookOperations(app, ctx, {
+    tags,
+    webhook: '/api/v1/admin/webhooks/:id',
+    delivery: '/api/v1/admin/deliveries/:id',
+    read: access.admin,
+    write: access.admin,
+    owner: () => null,
+    deleteNote: '',
+  });
+}
+
+interface OperationRoutes {
+  tags: string[];
+  /** `…/:id` of one webhook and of one delivery. */
+  webhook: string;
+  delivery: string;
+  read: FastifyContextConfig;
+  write: FastifyContextConfig;
+  /** Whose webhooks the request may touch; null for an admin acting on anyone's. */
+  owner: (request: FastifyRequest) => string | null;
+  deleteNote: string;
+}
+
+/** Delete, deliveries, attempts and resend: the same operations for the account and the admin API. */
+function registerWebhookOperations(app: App, ctx: WebhookContext, r: OperationRoutes): void {
+  const { tags } = r;
   app.delete(
-    '/api/v1/admin/webhooks/:id',
+    r.webhook,
     {
-      config: access.admin,
+      config: r.write,
       schema: {
         tags,
-        summary: 'Delete a webhook (its deliveries stay listed)',
+        summary: `Delete a webhook (its deliveries stay listed)${r.deleteNote}`,
         params: Id('Webhook'),
         querystring: NoQuery,
         response: { 200: WebhookResponse, ...errorResponses(400, 404) },
       },
     },
-    async (request) => ({ webhook: await deleteWebhook(ctx, request.params.id, null) }),
+    async (request) => ({ webhook: await deleteWebhook(ctx, request.params.id, r.owner(request)) }),
   );
 
   app.get(
-    '/api/v1/admin/webhooks/:id/deliveries',
+    `${r.webhook}/deliveries`,
     {
-      config: access.admin,
+      config: r.read,
       schema: {
         tags,
         summary: "A webhook's deliveries, newest first",
@@ -213,13 +187,13 @@ function registerAdminRoutes(app: App, ctx: WebhookContext): void {
       },
     },
     async (request) =>
-      page(await webhookDeliveries(ctx, request.params.id, null, request.query), request.query),
+      page(await webhookDeliveries(ctx, request.params.id, r.owner(request), request.query), request.query),
   );
 
   app.get(
-    '/api/v1/admin/deliveries/:id/attempts',
+    `${r.delivery}/attempts`,
     {
-      config: access.admin,
+      config: r.read,
       schema: {
         tags,
         summary: "A delivery's attempts, every series, in order",
@@ -228,13 +202,13 @@ function registerAdminRoutes(app: App, ctx: WebhookContext): void {
         response: { 200: AttemptList, ...errorResponses(400, 404) },
       },
     },
-    async (request) => ({ data: await deliveryAttempts(ctx, request.params.id, null) }),
+    async (request) => ({ data: await deliveryAttempts(ctx, request.params.id, r.owner(request)) }),
   );
 
   app.post(
-    '/api/v1/admin/deliveries/:id/resend',
+    `${r.delivery}/resend`,
     {
-      config: access.admin,
+      config: r.write,
       schema: {
         tags,
         summary: 'Resend a delivery: a new attempt series with the same delivery id, due now',
@@ -244,6 +218,6 @@ function registerAdminRoutes(app: App, ctx: WebhookContext): void {
       },
     },
     async (request, reply) =>
-      reply.code(202).send({ delivery: await resendDelivery(ctx, request.params.id, null) }),
+      reply.code(202).send({ delivery: await resendDelivery(ctx, request.params.id, r.owner(request)) }),
   );
 }
