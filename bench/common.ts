@@ -101,3 +101,21 @@ export function summary(title: string, lines: string[]): string {
   const bar = '='.repeat(Math.max(60, title.length + 8));
   return `\n${bar}\n=== ${title}\n${bar}\n${lines.join('\n')}\n${bar}\n`;
 }
+
+/** A seeded generator (mulberry32): the same seed gives the same synthetic data set on every run. */
+export function seededRandom(seed: number): { rand: () => number; normal: () => number } {
+  let a = seed >>> 0;
+  const rand = () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  /** A standard normal draw (Box–Muller). */
+  const normal = () => {
+    const u = 1 - rand();
+    return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+  };
+  return { rand, normal };
+}

@@ -31,7 +31,7 @@ import { toCsv } from '../src/sources/csv.ts';
 import { type Db, openDb, openMemoryDb, type Queryable } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { insertAliases, upsertCandles, upsertCompanies } from '../src/store/writes.ts';
-import { arg, ensureDatabase, flag, fmtInt, numberArg, summary, table } from './common.ts';
+import { arg, ensureDatabase, flag, fmtInt, numberArg, seededRandom, summary, table } from './common.ts';
 
 const COUNT = Math.floor(numberArg('count', 300_000));
 const PGLITE_COUNT = Math.floor(numberArg('pglite-count', 50_000));
@@ -48,22 +48,8 @@ const out = (line: string): void => {
 
 // ------------------------------------------------------------------------------ randomness
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = mulberry32(SEED);
+const { rand, normal } = seededRandom(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
-function normal(): number {
-  const u = 1 - rand();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
-}
 /** Index in [0, n) with P(i) ∝ 1/(i+1)^s (Zipf), by inverse transform on a precomputed table. */
 function zipf(n: number, s: number): () => number {
   const cumulative: number[] = [];

@@ -29,6 +29,7 @@ import {
   fmtInt,
   isDefaultBenchUrl,
   numberArg,
+  seededRandom,
   summary,
   table,
 } from './common.ts';
@@ -47,23 +48,7 @@ const PARALLEL = Math.max(1, Math.floor(numberArg('parallel', 2)));
 
 // ---------------------------------------------------------------- deterministic randomness
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const rand = mulberry32(SEED);
-
-function normal(): number {
-  const u = 1 - rand();
-  const v = rand();
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
-}
+const { rand, normal } = seededRandom(SEED);
 
 /** A sampler over weighted items: cumulative weights and a binary search. */
 function weighted<T>(items: readonly T[], weights: readonly number[]): () => T {

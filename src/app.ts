@@ -18,14 +18,14 @@ import { registerMeta } from './http/routes/meta.ts';
 import { registerRegimes } from './http/routes/regimes.ts';
 import { registerSignals } from './http/routes/signals.ts';
 import { registerUsage } from './http/routes/usage.ts';
-import { registerWebhooks } from './http/routes/webhooks.ts';
+import { registerWebhooks, webhookContext } from './http/routes/webhooks.ts';
 import type { App, Services } from './http/types.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
 import { createRedisLimiter } from './infra/redis-limiter.ts';
 import { UsageRecorder } from './infra/usage.ts';
 import type { Db } from './store/db.ts';
-import { type HostResolver, systemResolver, TargetPolicy } from './webhooks/target.ts';
+import { type HostResolver, systemResolver } from './webhooks/target.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 
 export interface AppDeps {
@@ -109,15 +109,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   registerAdmin(app, services);
   registerIngest(app, services);
   const resolve = deps.webhooks?.resolve ?? systemResolver;
-  registerWebhooks(app, services, { resolve });
+  const webhooks = webhookContext(services, resolve);
+  registerWebhooks(app, webhooks);
   registerDashboardStatic(app);
-  registerDashboardApi(app, services, {
-    db: deps.db,
-    secretKey: deps.config.secretKey,
-    policy: new TargetPolicy(deps.config.webhookAllowCidrs),
-    resolve,
-    now,
-  });
+  registerDashboardApi(app, services, webhooks);
   if (deps.webhooks?.worker) {
     const worker = new DeliveryWorker({
       db: deps.db,

@@ -2,20 +2,11 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import { createPipelineContext } from '../../src/pipeline/context.ts';
+import type { IngestCounts } from '../../src/pipeline/ingest.ts';
 import type { Db } from '../../src/store/db.ts';
 import { type Envelope, type Injector, makeKey, testApp, withKey } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
-
-interface Counts {
-  received: number;
-  inserted: number;
-  updated: number;
-  matched: number;
-  unmatched: number;
-  rejected: { index: number; message: string }[];
-  signals_created: number;
-}
 
 let db: Db;
 let app: App;
@@ -49,7 +40,7 @@ describe('POST /api/v1/admin/ingest', () => {
     const body = [...awards.slice(0, 5), { ...awards[0], recipient_name: '  ' }, ...awards.slice(5)];
     const res = await ingest(admin, { awards: body });
     assert.equal(res.statusCode, 200, res.body);
-    const counts = res.json<Counts>();
+    const counts = res.json<IngestCounts>();
     assert.deepEqual(counts, {
       received: 13,
       inserted: 12,
@@ -62,7 +53,7 @@ describe('POST /api/v1/admin/ingest', () => {
   });
 
   test('posting the same records again changes nothing', async () => {
-    const counts = (await ingest(admin, { awards })).json<Counts>();
+    const counts = (await ingest(admin, { awards })).json<IngestCounts>();
     assert.deepEqual(
       [counts.received, counts.inserted, counts.updated, counts.matched, counts.signals_created],
       [12, 0, 0, 12, 0],
@@ -80,7 +71,7 @@ describe('POST /api/v1/admin/ingest', () => {
       current_total_value_of_award: 987_654_321.4,
       last_modified_date: '2025-06-02 09:30:00',
     };
-    const counts = (await ingest(admin, { awards: [changed] })).json<Counts>();
+    const counts = (await ingest(admin, { awards: [changed] })).json<IngestCounts>();
     assert.deepEqual([counts.inserted, counts.updated, counts.signals_created], [0, 1, 0]);
 
     const afterChange = await contractState(id);
@@ -109,7 +100,7 @@ describe('POST /api/v1/admin/ingest', () => {
     const newer = { ...award, current_total_value_of_award: 2_000, last_modified_date: '2025-06-04' };
     const res = await ingest(admin, { awards: [newer, older] });
     assert.equal(res.statusCode, 200, res.body);
-    assert.equal(res.json<Counts>().received, 2);
+    assert.equal(res.json<IngestCounts>().received, 2);
     assert.equal((await contractState(String(award.contract_award_unique_key))).contract_value, 2_000);
   });
 
@@ -163,7 +154,7 @@ describe('GET /api/v1/admin/unmatched-recipients', () => {
       recipient_name: 'Zyxw Obscure Fabrication, LLC',
       current_total_value_of_award: 99_000_000_000,
     };
-    const counts = (await ingest(admin, { awards: [record] })).json<Counts>();
+    const counts = (await ingest(admin, { awards: [record] })).json<IngestCounts>();
     assert.deepEqual([counts.inserted, counts.unmatched], [1, 1]);
     const top = (await admin.inject('/api/v1/admin/unmatched-recipients?limit=1')).json<Listing>();
     assert.deepEqual(top.data[0], {

@@ -45,14 +45,18 @@ const page = <T>(data: T[], q: { limit: number; offset: number }) => ({
  * Webhooks (SPEC.md Events, DESIGN §8–9): the account routes act on the key owner's webhooks, the admin
  * routes on anyone's; both go through the same service functions as the dashboard.
  */
-export function registerWebhooks(app: App, services: Services, deps: { resolve: HostResolver }): void {
-  const ctx: WebhookContext = {
+/** The webhook service context of an app: its database, secret key, target policy and DNS. */
+export function webhookContext(services: Services, resolve: HostResolver): WebhookContext {
+  return {
     db: services.db,
     secretKey: services.config.secretKey,
     policy: new TargetPolicy(services.config.webhookAllowCidrs),
-    resolve: deps.resolve,
+    resolve,
     now: services.now,
   };
+}
+
+export function registerWebhooks(app: App, ctx: WebhookContext): void {
   registerAccountRoutes(app, ctx);
   registerAdminRoutes(app, ctx);
 }
