@@ -28,7 +28,7 @@ import { BULK_COLUMNS, loadDemoAwards, parseBulkCsv } from '../src/sources/award
 import { loadDemoCandles } from '../src/sources/candles.ts';
 import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { toCsv } from '../src/sources/csv.ts';
-import { type Db, openDb, openMemoryDb, type Queryable } from '../src/store/db.ts';
+import { type Db, type Loader, openDb, openMemoryDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { insertAliases, upsertCandles, upsertCompanies } from '../src/store/writes.ts';
 import { arg, ensureDatabase, flag, fmtInt, numberArg, seededRandom, summary, table } from './common.ts';
@@ -214,21 +214,25 @@ function sqlStage(text: string): string {
   const t = text.trimStart();
   if (t.startsWith('INSERT INTO contracts')) return 'db: upsert contracts';
   if (t.startsWith('INSERT INTO unmatched_recipients')) return 'db: tally unmatched';
-  if (t.startsWith('INSERT INTO regimes')) return 'db: upsert regimes';
+  if (t.startsWith('INSERT INTO market_regimes')) return 'db: upsert regimes';
   if (t.startsWith('INSERT INTO signals')) return 'db: upsert signals';
   if (/^SELECT ticker, award_date/.test(t)) return 'db: load trailing history';
   return 'db: other';
 }
 
-function timedQueryable(q: Queryable, watch: Stopwatch): Queryable {
-  return { query: (text, params) => watch.timeAsync(sqlStage(text), () => q.query(text, params)) };
+function timedLoader(q: Loader, watch: Stopwatch): Loader {
+  return {
+    query: (text, params) => watch.timeAsync(sqlStage(text), () => q.query(text, params)),
+    copyFrom: (table, columns, rows) =>
+      watch.timeAsync(`db: copy ${table}`, () => q.copyFrom(table, columns, rows)),
+  };
 }
 
 function timedDb(db: Db, watch: Stopwatch): Db {
   return {
     ...db,
     query: (text, params) => watch.timeAsync(sqlStage(text), () => db.query(text, params)),
-    transaction: (fn) => db.transaction((tx) => fn(timedQueryable(tx, watch))),
+    transaction: (fn) => db.transaction((tx) => fn(timedLoader(tx, watch))),
   };
 }
 

@@ -209,16 +209,20 @@ export async function scoreContracts(
   const tickers = [...new Set(contracts.map((c) => c.ticker))];
   const [history, sectors] = await Promise.all([loadHistory(ctx.db, tickers), loadSectors(ctx.db, tickers)]);
   const regimeByDate = new Map<string, RegimeResult | null>();
+  const regimesWritten = new Set<string>();
   const trailing = trailingById(contracts, history);
   let created = 0;
   const writes = new WritePipeline(ctx.db.kind === 'postgres' ? SIGNAL_WRITE_DEPTH : 1);
   for (let start = 0; start < contracts.length; start += batchSize) {
     const batch = contracts.slice(start, start + batchSize);
-    const regimes: { contractId: string; ticker: string; regime: RegimeResult }[] = [];
+    const regimes: { awardDate: string; regime: RegimeResult }[] = [];
     const signals: SignalWrite[] = [];
     for (const contract of batch) {
       const regime = regimeAt(ctx, regimeByDate, contract.awardDate);
-      if (regime) regimes.push({ contractId: contract.id, ticker: contract.ticker, regime });
+      if (regime && !regimesWritten.has(contract.awardDate)) {
+        regimesWritten.add(contract.awardDate);
+        regimes.push({ awardDate: contract.awardDate, regime });
+      }
       const input: EngineInput = {
         contract: { ...contract },
         company: sectors.get(contract.ticker) ?? null,

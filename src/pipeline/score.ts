@@ -96,6 +96,6 @@ async function regimeFor(db: Db, facts: ContractFacts): Promise<RegimeResult | n
     ['SPY', 'XLI', 'ITA'].map((t) => candleSeries(db, t, from, facts.awardDate)),
   );
   const regime = computeRegime({ asOf: facts.awardDate, spy: spy ?? [], xli: xli ?? [], ita: ita ?? [] });
-  if (regime) await upsertRegimes(db, [{ contractId: facts.id, ticker: facts.ticker, regime }]);
+  if (regime) await upsertRegimes(db, [{ awardDate: facts.awardDate, regime }]);
   return regime;
 }

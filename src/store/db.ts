@@ -1,7 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { PGlite } from '@electric-sql/pglite';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
 import { lockDataDir } from './dir-lock.ts';
 
 /** What queries need: the same SQL runs on PGlite and on PostgreSQL. */
@@ -9,11 +12,17 @@ export interface Queryable {
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
-export interface Db extends Queryable {
+/** A connection that can also bulk-load: `COPY table (columns) FROM STDIN` with text-format rows. */
+export interface Loader extends Queryable {
+  /** `rows`: COPY text format, one line per row (see `copyText`), tab-separated, `\N` for null. */
+  copyFrom(table: string, columns: readonly string[], rows: string): Promise<void>;
+}
+
+export interface Db extends Loader {
   readonly kind: 'pglite' | 'postgres';
   /** Runs several statements separated by semicolons, no parameters. */
   exec(sql: string): Promise<void>;
-  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(fn: (tx: Loader) => Promise<T>): Promise<T>;
   close(): Promise<void>;
   /** PGlite only: the whole data directory as a gzipped tarball (test fixtures). */
   dump?: () => Promise<Blob>;
@@ -54,15 +63,23 @@ async function openPglite(dir: string | undefined, snapshot?: Blob): Promise<Db>
   const { PGlite } = await import('@electric-sql/pglite');
   const db: PGlite = await PGlite.create({ dataDir: dir, parsers: PARSERS, loadDataDir: snapshot });
   await db.exec("SET TIME ZONE 'UTC'");
-  const run = async <T>(q: Pick<PGlite, 'query'>, text: string, params?: readonly unknown[]) =>
+  const run = async <T>(q: PGlite | Transaction, text: string, params?: readonly unknown[]) =>
     (await q.query<T>(text, params ? [...params] : undefined)).rows;
+  // PGlite reads COPY data from a blob it exposes to the server as /dev/blob.
+  const copy = async (q: PGlite | Transaction, table: string, columns: readonly string[], rows: string) => {
+    await q.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([rows]) });
+  };
+  const loader = (q: PGlite | Transaction): Loader => ({
+    query: (text, params) => run(q, text, params),
+    copyFrom: (table, columns, rows) => copy(q, table, columns, rows),
+  });
   return {
     kind: 'pglite',
-    query: (text, params) => run(db, text, params),
+    ...loader(db),
     exec: async (sql) => {
       await db.exec(sql);
     },
-    transaction: (fn) => db.transaction((tx) => fn({ query: (text, params) => run(tx, text, params) })),
+    transaction: (fn) => db.transaction((tx) => fn(loader(tx))),
     close: () => db.close(),
     dump: () => db.dumpDataDir('gzip'),
   };
@@ -77,9 +94,21 @@ async function openPostgres(url: string): Promise<Db> {
   });
   const run = async <T>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
     (await client.query(text, params ? [...params] : undefined)).rows as T[];
+  const copy = async (client: pg.PoolClient, table: string, columns: readonly string[], rows: string) => {
+    const sink = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
+    await pipeline(Readable.from([rows]), sink);
+  };
   return {
     kind: 'postgres',
     query: (text, params) => run(pool, text, params),
+    copyFrom: async (table, columns, rows) => {
+      const client = await pool.connect();
+      try {
+        await copy(client, table, columns, rows);
+      } finally {
+        client.release();
+      }
+    },
     exec: async (sql) => {
       await pool.query(sql);
     },
@@ -87,7 +116,10 @@ async function openPostgres(url: string): Promise<Db> {
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn({ query: (text, params) => run(client, text, params) });
+        const result = await fn({
+          query: (text, params) => run(client, text, params),
+          copyFrom: (table, columns, rows) => copy(client, table, columns, rows),
+        });
         await client.query('COMMIT');
         return result;
       } catch (error) {
@@ -99,4 +131,37 @@ async function openPostgres(url: string): Promise<Db> {
     },
     close: () => pool.end(),
   };
+}
+
+/**
+ * Rows in COPY text format: tab-separated, `\N` for null, backslash escapes for backslash, tab,
+ * newline and carriage return; objects are written as JSON (for json/jsonb columns). PostgreSQL text
+ * cannot hold NUL, so NUL characters are dropped.
+ */
+export function copyText(rows: readonly (readonly unknown[])[]): string {
+  let out = '';
+  for (const row of rows) {
+    for (let i = 0; i < row.length; i++) {
+      if (i > 0) out += '\t';
+      out += copyField(row[i]);
+    }
+    out += '\n';
+  }
+  return out;
+}
+
+const COPY_SPECIAL = /[\\\t\n\r\0]/;
+const COPY_ESCAPES: Record<string, string> = {
+  '\\': '\\\\',
+  '\t': '\\t',
+  '\n': '\\n',
+  '\r': '\\r',
+  '\0': '',
+};
+
+function copyField(value: unknown): string {
+  if (value === null || value === undefined) return '\\N';
+  const text =
+    typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r\0]/g, (c) => COPY_ESCAPES[c] ?? c) : text;
 }

@@ -1,0 +1,142 @@
+/**
+ * Node's CPU per award on the in-process part of an ingest, stage by stage, on the synthetic bulk CSV
+ * of bench/ingest-throughput.ts (no database):
+ *   parse (parseBulkCsv, and the streaming csvRecords → rowToObject → normalizeBulkRecord path of
+ *   importAwardFile) → resolve (a fresh resolver) → classify → score with each engine (matched awards;
+ *   regimes and trailing statistics computed beforehand, outside the timings).
+ *
+ *   npm run -s bench:ingest -- --generate /tmp/synth.csv --count 300000
+ *   npm run bench:node -- [--file /tmp/synth.csv] [--chunk 65536]
+ *
+ * Profile with: node --cpu-prof --max-semi-space-size=64 --import tsx bench/node-hotpath.ts
+ */
+import { readFile } from 'node:fs/promises';
+import { classify } from '../src/domain/classifier.ts';
+import { ENGINES } from '../src/domain/engines/index.ts';
+import type { Resolution } from '../src/domain/resolver.ts';
+import type { AwardRecord, ClassificationLabel } from '../src/domain/types.ts';
+import { normalizeBulkRecord, parseBulkCsv } from '../src/sources/awards.ts';
+import { csvRecords, rowToObject } from '../src/sources/csv.ts';
+import { arg, fmtInt, numberArg, summary, table } from './common.ts';
+import { engineInputs, loadWorld, regimesByDate } from './hotpath-inputs.ts';
+
+const FILE = arg('file') ?? '/tmp/synth.csv';
+/** createReadStream's default highWaterMark: the chunk size importAwardFile decodes. */
+const CHUNK_BYTES = Math.max(1, Math.floor(numberArg('chunk', 65_536)));
+
+interface Stage {
+  name: string;
+  ms: number;
+  items: number;
+}
+
+function timed<T>(stages: Stage[], name: string, items: number, fn: () => T): T {
+  const start = performance.now();
+  const result = fn();
+  stages.push({ name, ms: performance.now() - start, items });
+  return result;
+}
+
+async function timedAsync<T>(stages: Stage[], name: string, items: number, fn: () => Promise<T>): Promise<T> {
+  const start = performance.now();
+  const result = await fn();
+  stages.push({ name, ms: performance.now() - start, items });
+  return result;
+}
+
+/** The file's bytes decoded chunk by chunk, as importAwardFile's textChunks does. */
+async function* decodedChunks(bytes: Buffer): AsyncGenerator<string> {
+  const decoder = new TextDecoder('utf-8');
+  for (let at = 0; at < bytes.length; at += CHUNK_BYTES) {
+    const text = decoder.decode(bytes.subarray(at, at + CHUNK_BYTES), { stream: true });
+    if (text) yield text;
+  }
+  const rest = decoder.decode();
+  if (rest) yield rest;
+}
+
+/** What csvItems in pipeline/import.ts does per record (header check aside). */
+async function streamAwards(bytes: Buffer): Promise<{ awards: number; rejected: number }> {
+  let header: string[] | null = null;
+  let awards = 0;
+  let rejected = 0;
+  for await (const { fields } of csvRecords(decodedChunks(bytes))) {
+    if (!header) {
+      header = fields.map((f) => f.trim());
+      continue;
+    }
+    if (fields.length !== header.length) {
+      rejected += 1;
+      continue;
+    }
+    const result = normalizeBulkRecord(rowToObject(header, fields));
+    if (result.ok) awards += 1;
+    else rejected += 1;
+  }
+  return { awards, rejected };
+}
+
+async function main(): Promise<void> {
+  const world = await loadWorld();
+  const bytes = await readFile(FILE);
+  const text = bytes.toString('utf8');
+  const stages: Stage[] = [];
+
+  const parsed = timed(stages, 'parse: parseBulkCsv', 0, () => parseBulkCsv(text));
+  const awards: AwardRecord[] = parsed.awards;
+  const n = awards.length;
+  (stages[0] as Stage).items = n;
+  const streamed = await timedAsync(stages, 'parse: streaming (importAwardFile path)', n, () =>
+    streamAwards(bytes),
+  );
+  if (streamed.awards !== n || parsed.rejected.length > 0) {
+    throw new Error(`parse paths disagree: ${n} vs ${streamed.awards} awards, ${parsed.rejected.length} rejected`);
+  }
+
+  const resolver = world.newResolver();
+  const resolutions: Resolution[] = timed(stages, 'resolve (fresh resolver)', n, () =>
+    awards.map((a) => resolver.resolve({ recipientName: a.recipientName, parentName: a.parentName })),
+  );
+  const labels: ClassificationLabel[] = timed(stages, 'classify (first pass)', n, () =>
+    awards.map((a) => classify({ description: a.description, naics: a.naics, psc: a.psc })),
+  );
+  timed(stages, 'classify (texts made unique: cold)', n, () => {
+    for (const [i, a] of awards.entries()) {
+      classify({ description: `${a.description ?? ''} #${i}`, naics: a.naics, psc: a.psc });
+    }
+  });
+
+  const regimes = regimesByDate(
+    world,
+    awards.map((a) => a.awardDate),
+  );
+  const inputs = engineInputs(world, awards, resolutions, labels, regimes);
+  for (const engine of ENGINES) {
+    timed(stages, `score: ${engine.name} (matched awards)`, inputs.length, () => {
+      for (const input of inputs) engine.score(input);
+    });
+  }
+
+  const perAward = (ms: number) => ((1000 * ms) / n).toFixed(2);
+  const rows = stages.map((s) => [
+    s.name,
+    fmtInt(s.items),
+    fmtInt(s.ms),
+    ((1000 * s.ms) / Math.max(1, s.items)).toFixed(2),
+    perAward(s.ms),
+  ]);
+  const byName = (prefix: string) => stages.filter((s) => s.name.startsWith(prefix));
+  const sum = (list: Stage[]) => list.reduce((t, s) => t + s.ms, 0);
+  const hotpath =
+    sum(byName('parse: streaming')) + sum(byName('resolve')) + sum(byName('classify (texts')) + sum(byName('score'));
+  const lines = [
+    `${FILE}: ${fmtInt(n)} awards, ${fmtInt(inputs.length)} matched; streaming chunks of ${fmtInt(CHUNK_BYTES)} bytes`,
+    '',
+    table(['stage', 'items', 'ms', 'µs/item', 'µs/award'], rows),
+    '',
+    `streaming parse + resolve + cold classify + both engines: ${perAward(hotpath)} µs/award`,
+  ];
+  process.stdout.write(summary('node hot path', lines));
+}
+
+await main();
