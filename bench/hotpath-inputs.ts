@@ -3,11 +3,18 @@
  * companies and aliases (as `seed` stores them and `loadResolver` reads them back), the benchmark
  * candles, and per matched award the engine input the pipeline would hand to `score()`.
  */
+
+import { normalizeName } from '../src/domain/names.ts';
 import { computeRegime } from '../src/domain/regimes.ts';
 import { buildResolver, type Resolution, type Resolver } from '../src/domain/resolver.ts';
-import { normalizeName } from '../src/domain/names.ts';
 import { trailingStatsMany } from '../src/domain/trailing.ts';
-import type { AwardRecord, Candle, ClassificationLabel, EngineInput, RegimeResult } from '../src/domain/types.ts';
+import type {
+  AwardRecord,
+  Candle,
+  ClassificationLabel,
+  EngineInput,
+  RegimeResult,
+} from '../src/domain/types.ts';
 import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
 import { loadDemoCandles } from '../src/sources/candles.ts';
 import { loadDemoCompanies } from '../src/sources/companies.ts';

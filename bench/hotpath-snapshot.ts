@@ -12,7 +12,12 @@ import { ENGINES } from '../src/domain/engines/index.ts';
 import { normalizeName } from '../src/domain/names.ts';
 import type { AwardRecord } from '../src/domain/types.ts';
 import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
-import { DEMO_AWARD_SOURCES, loadDemoAwards, normalizeBulkRecord, parseBulkCsv } from '../src/sources/awards.ts';
+import {
+  DEMO_AWARD_SOURCES,
+  loadDemoAwards,
+  normalizeBulkRecord,
+  parseBulkCsv,
+} from '../src/sources/awards.ts';
 import { CsvError, CsvParser, csvRecords, parseCsv, rowToObject } from '../src/sources/csv.ts';
 import { readTextFile } from '../src/sources/files.ts';
 import { arg, seededRandom } from './common.ts';
@@ -25,7 +30,21 @@ const SAMPLE = 50_000;
 /** The synthetic text with random damage: quotes, CR/LF/CRLF, commas, blank lines, BOM-less junk. */
 function mangle(text: string, seed: number): string {
   const { rand } = seededRandom(seed);
-  const inserts = ['"', '""', '\r', '\n', '\r\n', ',', '\n\n', '"x"', ' ', '$1,234.50', 'é', '\u2019', '/DE/'];
+  const inserts = [
+    '"',
+    '""',
+    '\r',
+    '\n',
+    '\r\n',
+    ',',
+    '\n\n',
+    '"x"',
+    ' ',
+    '$1,234.50',
+    'é',
+    '\u2019',
+    '/DE/',
+  ];
   const parts: string[] = [];
   let at = 0;
   while (at < text.length) {
@@ -110,23 +129,40 @@ async function main(): Promise<void> {
   const awards: AwardRecord[] = [...parsed.awards.slice(0, SAMPLE), ...demo.awards];
   const world = await loadWorld();
   const names = awards.flatMap((a) => [a.recipientName, a.parentName ?? '']);
-  await put('names.json', names.map((nm) => [nm, normalizeName(nm)]));
+  await put(
+    'names.json',
+    names.map((nm) => [nm, normalizeName(nm)]),
+  );
   const resolver = world.newResolver();
-  const resolutions = awards.map((a) => resolver.resolve({ recipientName: a.recipientName, parentName: a.parentName }));
+  const resolutions = awards.map((a) =>
+    resolver.resolve({ recipientName: a.recipientName, parentName: a.parentName }),
+  );
   await put('resolve.json', resolutions);
   // Again, with a resolver whose caches are cold for every name, in another order.
   const fresh = world.newResolver();
   await put(
     'resolve-reversed.json',
-    [...awards].reverse().map((a) => fresh.resolve({ recipientName: a.recipientName, parentName: a.parentName })),
+    [...awards]
+      .reverse()
+      .map((a) => fresh.resolve({ recipientName: a.recipientName, parentName: a.parentName })),
   );
   const labels = awards.map((a) => classify({ description: a.description, naics: a.naics, psc: a.psc }));
   await put('classify.json', labels);
-  await put('classify-all.json', parsed.awards.map((a) => classify({ description: a.description, naics: a.naics, psc: a.psc })));
-  const regimes = regimesByDate(world, awards.map((a) => a.awardDate));
+  await put(
+    'classify-all.json',
+    parsed.awards.map((a) => classify({ description: a.description, naics: a.naics, psc: a.psc })),
+  );
+  const regimes = regimesByDate(
+    world,
+    awards.map((a) => a.awardDate),
+  );
   await put('regimes.json', [...regimes]);
   const inputs = engineInputs(world, awards, resolutions, labels, regimes);
-  for (const engine of ENGINES) await put(`engine-${engine.name}.json`, inputs.map((i) => engine.score(i)));
+  for (const engine of ENGINES)
+    await put(
+      `engine-${engine.name}.json`,
+      inputs.map((i) => engine.score(i)),
+    );
   process.stdout.write(`wrote ${OUT}: ${awards.length} awards, ${inputs.length} scored\n`);
 }
 
