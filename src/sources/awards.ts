@@ -61,7 +61,7 @@ export function textValue(v: unknown): string | null {
 /** The code part of `CODE: DESCRIPTION` values (legacy feed style); other values unchanged. */
 export function codePart(v: unknown): string | null {
   const t = textValue(v);
-  if (t === null) return null;
+  if (t === null || !t.includes(':')) return t;
   const m = /^([^:]+?)\s*:\s/.exec(t);
   return m?.[1] ?? t;
 }
@@ -84,10 +84,21 @@ export function numberValue(v: unknown): number | undefined {
   if (typeof v !== 'string') return Number.NaN;
   const t = v.trim();
   if (t === '') return undefined;
+  if (isDigits(t)) return Number(t);
   const plain = t.replace(/^([-+]?)\$/, '$1');
   if (NUMBER_RE.test(plain)) return Number(plain);
   if (GROUPED_RE.test(t)) return Number(t.replace(/[$,]/g, ''));
   return Number.NaN;
+}
+
+/** Plain whole numbers (the usual bulk value) need no pattern matching. */
+function isDigits(t: string): boolean {
+  if (t.length > 15) return false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
 }
 
 function daysInMonth(y: number, m: number): number {
@@ -149,6 +160,26 @@ export function parseDateText(text: string): ParsedDate | null {
   return { date, iso: new Date(epoch).toISOString() };
 }
 
+/**
+ * Bulk files repeat a few thousand dates (and often a single modification time), so parsed dates are
+ * memoized by their text; the results are shared, hence frozen.
+ */
+const DATE_CACHE_LIMIT = 20_000;
+const dateCache = new Map<string, ParsedDate | null>();
+
+function cachedDate(text: string): ParsedDate | null {
+  const hit = dateCache.get(text);
+  if (hit !== undefined) return hit;
+  const parsed = parseDateText(text);
+  if (dateCache.size >= DATE_CACHE_LIMIT) dateCache.clear();
+  dateCache.set(text, parsed === null ? null : Object.freeze(parsed));
+  return parsed;
+}
+
+function fail(message: string): NormalizeResult {
+  return { ok: false, message };
+}
+
 function clip(v: unknown): string {
   const s = typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v));
   return s.length > 40 ? `${s.slice(0, 40)}…` : s;
@@ -166,7 +197,6 @@ function clip(v: unknown): string {
  * An unparseable `last_modified_date` gives `sourceModifiedAt: null` (it is optional).
  */
 export function normalizeBulkRecord(rec: Record<string, unknown>): NormalizeResult {
-  const fail = (message: string): NormalizeResult => ({ ok: false, message });
   const id = textValue(rec.contract_award_unique_key);
   if (id === null) return fail('contract_award_unique_key is missing');
   if (!/^CONT_AWD_\S+$/.test(id)) {
@@ -176,7 +206,7 @@ export function normalizeBulkRecord(rec: Record<string, unknown>): NormalizeResu
   if (recipientName === null) return fail('recipient_name is missing');
   const rawDate = textValue(rec.award_base_action_date);
   if (rawDate === null) return fail('award_base_action_date is missing');
-  const date = parseDateText(rawDate);
+  const date = cachedDate(rawDate);
   if (date === null) {
     return fail(
       `award_base_action_date is not a valid date (YYYY-MM-DD, YYYY-MM-DD hh:mm:ss or MM/DD/YYYY): '${clip(rawDate)}'`,
@@ -209,7 +239,7 @@ export function normalizeBulkRecord(rec: Record<string, unknown>): NormalizeResu
       description: textValue(rec.prime_award_base_transaction_description),
       naics: codePart(rec.naics_code),
       psc: codePart(rec.product_or_service_code),
-      sourceModifiedAt: modified === null ? null : (parseDateText(modified)?.iso ?? null),
+      sourceModifiedAt: modified === null ? null : (cachedDate(modified)?.iso ?? null),
     },
   };
 }

@@ -29,10 +29,27 @@ export class CsvError extends Error {
   }
 }
 
-type State = 'fieldStart' | 'unquoted' | 'quoted' | 'quoteInQuoted' | 'afterQuoted';
+const COMMA = 0x2c;
+const QUOTE = 0x22;
+const CR = 0x0d;
+const LF = 0x0a;
 
+enum State {
+  FieldStart,
+  Unquoted,
+  Quoted,
+  /** A quote inside a quoted field: the closing quote, or the first half of `""`. */
+  QuoteInQuoted,
+  AfterQuoted,
+}
+
+/**
+ * Scans each chunk with charCodeAt and takes fields as slices of it, so a field costs one substring
+ * rather than one concatenation per character; only a field split across chunks (or holding `""`)
+ * is built from pieces.
+ */
 export class CsvParser {
-  private state: State = 'fieldStart';
+  private state = State.FieldStart;
   private field = '';
   private fields: string[] = [];
   /** Current physical line (1-based). */
@@ -40,7 +57,7 @@ export class CsvParser {
   private recordLine = 1;
   /** The record has at least one character (so it is not a blank line). */
   private recordStarted = false;
-  /** The previous character was a CR (already counted as a line break). */
+  /** The last character seen was a CR (already counted as a line break). */
   private prevCr = false;
   private first = true;
 
@@ -51,56 +68,82 @@ export class CsvParser {
       this.first = false;
       if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
     }
-    for (const ch of text) {
-      const afterCr = this.prevCr;
-      this.prevCr = ch === '\r';
-      if (ch === '\n' && afterCr) {
-        // Second half of a CRLF: the CR already ended the line (or was counted inside quotes).
-        if (this.state === 'quoted') this.field += ch;
-        continue;
-      }
-      switch (this.state) {
-        case 'quoted':
-          if (ch === '"') {
-            this.state = 'quoteInQuoted';
-          } else {
-            this.field += ch;
-            if (ch === '\r' || ch === '\n') this.line++;
-          }
-          break;
-        case 'fieldStart':
-        case 'unquoted':
-        case 'quoteInQuoted':
-        case 'afterQuoted':
-          if (ch === ',') {
-            this.recordStarted = true;
-            this.fields.push(this.field);
-            this.field = '';
-            this.state = 'fieldStart';
-          } else if (ch === '\r' || ch === '\n') {
-            this.endRecord(out);
-          } else if (ch === '"' && this.state === 'fieldStart') {
-            this.recordStarted = true;
-            this.state = 'quoted';
-          } else if (ch === '"' && this.state === 'quoteInQuoted') {
-            this.field += '"';
-            this.state = 'quoted';
-          } else {
-            this.recordStarted = true;
-            this.field += ch;
-            if (this.state === 'fieldStart') this.state = 'unquoted';
-            else if (this.state === 'quoteInQuoted') this.state = 'afterQuoted';
-          }
-          break;
-      }
+    const n = text.length;
+    if (n === 0) return out;
+    let i = 0;
+    if (this.prevCr && text.charCodeAt(0) === LF) {
+      // Second half of a CRLF: the CR already ended the line (or was counted inside quotes).
+      if (this.state === State.Quoted) this.field += '\n';
+      i = 1;
     }
+    while (i < n) {
+      i = this.state === State.Quoted ? this.scanQuoted(text, i) : this.scanUnquoted(text, i, out);
+    }
+    this.prevCr = text.charCodeAt(n - 1) === CR;
     return out;
+  }
+
+  /** Inside quotes up to the next quote (or the chunk's end); returns where to continue. */
+  private scanQuoted(text: string, from: number): number {
+    const quote = text.indexOf('"', from);
+    const end = quote === -1 ? text.length : quote;
+    // A CR or LF counts a line, except the LF of a CRLF (also across chunks, via prevCr).
+    let afterCr = from > 0 ? text.charCodeAt(from - 1) === CR : this.prevCr;
+    for (let j = from; j < end; j++) {
+      const c = text.charCodeAt(j);
+      if (c === CR) this.line++;
+      else if (c === LF && !afterCr) this.line++;
+      afterCr = c === CR;
+    }
+    if (end > from) this.field += text.slice(from, end);
+    if (quote === -1) return end;
+    this.state = State.QuoteInQuoted;
+    return quote + 1;
+  }
+
+  /** Outside quotes: one field's worth of characters, then its delimiter; returns where to continue. */
+  private scanUnquoted(text: string, from: number, out: CsvRecord[]): number {
+    const c = text.charCodeAt(from);
+    if (c === QUOTE && this.state === State.FieldStart) {
+      this.recordStarted = true;
+      this.state = State.Quoted;
+      return from + 1;
+    }
+    if (c === QUOTE && this.state === State.QuoteInQuoted) {
+      this.field += '"';
+      this.state = State.Quoted;
+      return from + 1;
+    }
+    let j = from;
+    for (; j < text.length; j++) {
+      const d = text.charCodeAt(j);
+      if (d === COMMA || d === CR || d === LF) break;
+    }
+    if (j > from) {
+      // Literal text: a quote here is a character (unquoted field, or after a closing quote).
+      this.recordStarted = true;
+      this.field = this.field === '' ? text.slice(from, j) : this.field + text.slice(from, j);
+      if (this.state === State.FieldStart) this.state = State.Unquoted;
+      else if (this.state === State.QuoteInQuoted) this.state = State.AfterQuoted;
+    }
+    if (j === text.length) return j;
+    const d = text.charCodeAt(j);
+    if (d === COMMA) {
+      this.recordStarted = true;
+      this.fields.push(this.field);
+      this.field = '';
+      this.state = State.FieldStart;
+      return j + 1;
+    }
+    this.endRecord(out);
+    // A CRLF is one line break: skip the LF (a CR at the chunk's end is remembered by push).
+    return d === CR && text.charCodeAt(j + 1) === LF ? j + 2 : j + 1;
   }
 
   /** Flushes the last record; throws `CsvError` on an unterminated quoted field. */
   end(): CsvRecord[] {
     const out: CsvRecord[] = [];
-    if (this.state === 'quoted') {
+    if (this.state === State.Quoted) {
       const line = this.recordLine;
       this.reset();
       throw new CsvError('unterminated quoted field', line);
@@ -117,14 +160,14 @@ export class CsvParser {
     }
     this.fields = [];
     this.field = '';
-    this.state = 'fieldStart';
+    this.state = State.FieldStart;
     this.recordStarted = false;
     this.line++;
     this.recordLine = this.line;
   }
 
   private reset(): void {
-    this.state = 'fieldStart';
+    this.state = State.FieldStart;
     this.field = '';
     this.fields = [];
     this.line = 1;
@@ -157,9 +200,10 @@ export async function* csvRecords(chunks: AsyncIterable<string>): AsyncGenerator
  */
 export function rowToObject(header: readonly string[], fields: readonly string[]): Record<string, string> {
   const obj: Record<string, string> = {};
-  header.forEach((name, i) => {
+  for (let i = 0; i < header.length; i++) {
+    const name = header[i] as string;
     if (!Object.hasOwn(obj, name)) obj[name] = fields[i] ?? '';
-  });
+  }
   return obj;
 }
 
