@@ -1,4 +1,4 @@
-import { KEYWORD_RULES, NAICS_HINTS } from './classifier-rules.ts';
+import { KEYWORD_RULES, type KeywordRule, NAICS_HINTS } from './classifier-rules.ts';
 import { classifyFromPsc } from './psc.ts';
 import { CLASSIFICATION_LABELS, type ClassificationLabel } from './types.ts';
 
@@ -32,8 +32,19 @@ export function classify(input: ClassifyInput): ClassificationLabel {
   return label;
 }
 
+/**
+ * Some legacy descriptions are raw FPDS record dumps ("200605!000064!5700!FA4484!305CONS/LGC   !…"):
+ * codes, dates and numbers that match keywords by accident. Only the contracting office's name
+ * (the fifth field) says anything, and only about who buys.
+ */
+const FPDS_DUMP = /^\s*\d{6}![0-9A-Z]{6}![0-9A-Z]{4}![0-9A-Z]{6}!([^!]*)!/;
+
+const LABEL_INDEX = new Map<ClassificationLabel, number>(CLASSIFICATION_LABELS.map((label, i) => [label, i]));
+const scratchScores = new Float64Array(CLASSIFICATION_LABELS.length);
+
 function classifyUncached(input: ClassifyInput): ClassificationLabel {
-  const scores = new Map<ClassificationLabel, number>();
+  const scores = scratchScores;
+  scores.fill(0);
   addDescriptionScores(scores, input.description ?? '');
   const naicsLabel = input.naics ? labelFromNaics(input.naics) : null;
   if (naicsLabel !== null) add(scores, naicsLabel, NAICS_WEIGHT);
@@ -42,20 +53,15 @@ function classifyUncached(input: ClassifyInput): ClassificationLabel {
   return argmax(scores);
 }
 
-/**
- * Some legacy descriptions are raw FPDS record dumps ("200605!000064!5700!FA4484!305CONS/LGC   !…"):
- * codes, dates and numbers that match keywords by accident. Only the contracting office's name
- * (the fifth field) says anything, and only about who buys.
- */
-const FPDS_DUMP = /^\s*\d{6}![0-9A-Z]{6}![0-9A-Z]{4}![0-9A-Z]{6}!([^!]*)!/;
-
 /** Each rule counts once however often its words repeat, so long descriptions do not snowball. */
-function addDescriptionScores(scores: Map<ClassificationLabel, number>, description: string): void {
+function addDescriptionScores(scores: Float64Array, description: string): void {
   const upper = description.toUpperCase();
   const text = FPDS_DUMP.exec(upper)?.[1] ?? upper;
   if (text.trim() === '') return;
-  for (const { label, weight, pattern } of KEYWORD_RULES) {
-    if (pattern.test(text)) add(scores, label, weight);
+  const candidates = candidateRules(text);
+  for (let i = 0; i < KEYWORD_RULES.length; i++) {
+    const rule = KEYWORD_RULES[i] as KeywordRule;
+    if (candidates[i] === 1 && rule.pattern.test(text)) add(scores, rule.label, rule.weight);
   }
 }
 
@@ -68,20 +74,225 @@ function labelFromNaics(naics: string): ClassificationLabel | null {
   return best?.[1] ?? null;
 }
 
-function add(scores: Map<ClassificationLabel, number>, label: ClassificationLabel, weight: number): void {
-  scores.set(label, (scores.get(label) ?? 0) + weight);
+function add(scores: Float64Array, label: ClassificationLabel, weight: number): void {
+  const i = LABEL_INDEX.get(label) ?? 0;
+  scores[i] = (scores[i] ?? 0) + weight;
 }
 
 /** Ties go to the label listed first in CLASSIFICATION_LABELS (platforms before services). */
-function argmax(scores: ReadonlyMap<ClassificationLabel, number>): ClassificationLabel {
+function argmax(scores: Float64Array): ClassificationLabel {
   let best: ClassificationLabel = 'other';
   let bestScore = 0;
-  for (const label of CLASSIFICATION_LABELS) {
-    const score = scores.get(label) ?? 0;
+  for (let i = 0; i < CLASSIFICATION_LABELS.length; i++) {
+    const score = scores[i] ?? 0;
     if (score > bestScore) {
-      best = label;
+      best = CLASSIFICATION_LABELS[i] as ClassificationLabel;
       bestScore = score;
     }
   }
   return best;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Which rules can match at all
+//
+// Every keyword alternative starts at a word boundary (`\b`, `^` or after whitespace) with a word
+// character, so it can only match where a word of the text starts, and that word must begin with
+// the alternative's leading literal letters ("SHIPS?" → SHIP, "F(?:15|16)…" → F15, F16; `\d` → any
+// digit). The leads are read from the patterns themselves; a rule whose pattern does not have this
+// shape is always tested. Looking the text's words up by their first two characters leaves only a
+// few rules to test with their regular expression, which still decides.
+
+/** The lead of alternatives starting with `\d`. */
+const DIGIT = '\\d';
+type Leads = Set<string> | 'any';
+
+interface Cursor {
+  src: string;
+  at: number;
+}
+
+/** Leads of an alternation up to `)` or the end; `anchored`: a word boundary precedes it. */
+function alternationLeads(c: Cursor, anchored: boolean): Leads {
+  const leads = new Set<string>();
+  let any = false;
+  for (;;) {
+    const one = sequenceLeads(c, anchored);
+    if (one === 'any') any = true;
+    else for (const lead of one) leads.add(lead);
+    if (c.src[c.at] !== '|') break;
+    c.at += 1;
+  }
+  return any ? 'any' : leads;
+}
+
+const WORD_CHAR = /^[A-Z0-9_]$/;
+const BOUNDARY_GROUP = '(?:^|\\s)';
+
+/** Leads of one alternative; consumes it (up to `|`, `)` or the end). */
+function sequenceLeads(c: Cursor, outerAnchored: boolean): Leads {
+  let anchored = outerAnchored;
+  let prefix = '';
+  let done = false;
+  let result: Leads | null = null;
+  const finish = (leads: Leads) => {
+    if (!done) result = leads;
+    done = true;
+  };
+  while (c.at < c.src.length && c.src[c.at] !== '|' && c.src[c.at] !== ')') {
+    const ch = c.src[c.at] as string;
+    if (ch === '(') {
+      const boundary = c.src.startsWith(BOUNDARY_GROUP, c.at);
+      // Lookarounds and named groups are not read: such a pattern is always tested.
+      const plain = c.src.startsWith('(?:', c.at) || c.src[c.at + 1] !== '?';
+      if (!plain) finish('any');
+      c.at += c.src[c.at + 1] === '?' ? 3 : 1;
+      const inner = alternationLeads(c, anchored);
+      c.at += 1; // ')'
+      const optional = quantifier(c) === 'optional';
+      if (boundary && prefix === '' && !optional) anchored = true;
+      else if (optional || inner === 'any') finish(leadsOf(prefix, anchored));
+      else if (prefix === '') finish(inner);
+      else finish(anchored ? withPrefix(prefix, inner) : 'any');
+      continue;
+    }
+    if (ch === '\\') {
+      const esc = c.src[c.at + 1] ?? '';
+      c.at += 2;
+      const q = quantifier(c);
+      if (esc === 'b' && prefix === '') anchored = true;
+      else if (esc === 'd' && prefix === '' && q !== 'optional') finish(anchored ? new Set([DIGIT]) : 'any');
+      // A class, a boundary or a punctuation character ends the literal lead.
+      else finish(leadsOf(prefix, anchored));
+      continue;
+    }
+    if (ch === '[') {
+      c.at = c.src.indexOf(']', c.at) + 1;
+      quantifier(c);
+      finish(leadsOf(prefix, anchored));
+      continue;
+    }
+    if (ch === '^' && prefix === '') {
+      c.at += 1;
+      anchored = true;
+      continue;
+    }
+    c.at += 1;
+    const q = quantifier(c);
+    if (done) continue;
+    if (!WORD_CHAR.test(ch)) finish(leadsOf(prefix, anchored));
+    else if (q === 'optional') finish(leadsOf(prefix, anchored));
+    else {
+      prefix += ch;
+      if (q === 'repeat') finish(leadsOf(prefix, anchored));
+    }
+  }
+  return result ?? leadsOf(prefix, anchored);
+}
+
+function leadsOf(prefix: string, anchored: boolean): Leads {
+  return prefix === '' || !anchored ? 'any' : new Set([prefix]);
+}
+
+function withPrefix(prefix: string, inner: Set<string>): Leads {
+  const out = new Set<string>();
+  for (const lead of inner) out.add(lead === DIGIT ? prefix : prefix + lead);
+  return out;
+}
+
+/** Skips a quantifier: `optional` when it allows zero repetitions, `repeat` for one or more. */
+function quantifier(c: Cursor): 'none' | 'optional' | 'repeat' {
+  const ch = c.src[c.at];
+  if (ch === '?' || ch === '*') {
+    c.at += 1;
+    return 'optional';
+  }
+  if (ch === '+') {
+    c.at += 1;
+    return 'repeat';
+  }
+  if (ch === '{') {
+    const end = c.src.indexOf('}', c.at);
+    const min = Number.parseInt(c.src.slice(c.at + 1, end), 10);
+    c.at = end + 1;
+    return min === 0 ? 'optional' : 'repeat';
+  }
+  return 'none';
+}
+
+/** The leads of a keyword pattern, or 'any' when it has to be tested on every text. */
+export function patternLeads(pattern: RegExp): Leads {
+  if (pattern.flags.replace(/[gy]/g, '') !== '') return 'any';
+  const c = { src: pattern.source, at: 0 };
+  const leads = alternationLeads(c, false);
+  return c.at === c.src.length ? leads : 'any';
+}
+
+interface LeadIndex {
+  always: number[];
+  digit: number[];
+  /** By first character code, the rules with a one-character lead. */
+  single: Map<number, number[]>;
+  /** By the first two character codes, longer leads with their rule. */
+  pairs: Map<number, { lead: string; rule: number }[]>;
+}
+
+function buildLeadIndex(rules: readonly KeywordRule[]): LeadIndex {
+  const index: LeadIndex = { always: [], digit: [], single: new Map(), pairs: new Map() };
+  rules.forEach((rule, i) => {
+    const leads = patternLeads(rule.pattern);
+    if (leads === 'any') {
+      index.always.push(i);
+      return;
+    }
+    for (const lead of leads) {
+      if (lead === DIGIT) index.digit.push(i);
+      else if (lead.length === 1) {
+        const list = index.single.get(lead.charCodeAt(0));
+        if (list) list.push(i);
+        else index.single.set(lead.charCodeAt(0), [i]);
+      } else {
+        const key = pairKey(lead.charCodeAt(0), lead.charCodeAt(1));
+        const list = index.pairs.get(key);
+        if (list) list.push({ lead, rule: i });
+        else index.pairs.set(key, [{ lead, rule: i }]);
+      }
+    }
+  });
+  return index;
+}
+
+const pairKey = (a: number, b: number): number => a * 128 + b;
+
+const LEADS = buildLeadIndex(KEYWORD_RULES);
+const candidates = new Uint8Array(KEYWORD_RULES.length);
+
+function isWordCode(c: number): boolean {
+  return (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || (c >= 97 && c <= 122);
+}
+
+/** 1 for each rule that may match `text` (a shared buffer, valid until the next call). */
+function candidateRules(text: string): Uint8Array {
+  candidates.fill(0);
+  for (const i of LEADS.always) candidates[i] = 1;
+  let prevWord = false;
+  for (let p = 0; p < text.length; p++) {
+    const c = text.charCodeAt(p);
+    const word = isWordCode(c);
+    if (word && !prevWord) markWord(text, p, c);
+    prevWord = word;
+  }
+  return candidates;
+}
+
+/** Marks the rules whose leads the word starting at `p` (first character code `c`) begins with. */
+function markWord(text: string, p: number, c: number): void {
+  if (c >= 48 && c <= 57) for (const i of LEADS.digit) candidates[i] = 1;
+  const single = LEADS.single.get(c);
+  if (single) for (const i of single) candidates[i] = 1;
+  const next = text.charCodeAt(p + 1);
+  if (!isWordCode(next)) return;
+  const pairs = LEADS.pairs.get(pairKey(c, next));
+  if (pairs === undefined) return;
+  for (const { lead, rule } of pairs) if (text.startsWith(lead, p)) candidates[rule] = 1;
 }
