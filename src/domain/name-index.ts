@@ -135,15 +135,12 @@ export function buildNameIndex(entries: readonly NameEntry[]): NameIndex {
       for (const entry of collectCandidates(input, data)) {
         const similarity = similarityOf(input, entry, data);
         if (similarity <= 0) continue;
-        const candidate = { entry, similarity };
-        if (top.length === TOP_K) {
-          const last = top[TOP_K - 1];
-          if (last === undefined || byRank(candidate, last) >= 0) continue;
-          top.pop();
-        }
+        const last = top.length === TOP_K ? top[TOP_K - 1] : undefined;
+        if (last !== undefined && byRank(entry, similarity, last) >= 0) continue;
+        if (last !== undefined) top.pop();
         let at = top.length;
-        while (at > 0 && byRank(candidate, top[at - 1] ?? candidate) < 0) at -= 1;
-        top.splice(at, 0, candidate);
+        while (at > 0 && byRank(entry, similarity, top[at - 1] as (typeof top)[number]) < 0) at -= 1;
+        top.splice(at, 0, { entry, similarity });
       }
       return top.map(({ entry, similarity }) => ({
         ticker: entry.ticker,
@@ -254,6 +251,8 @@ interface InputName {
   tokens: readonly string[];
   norm: string;
   tokenSet: Set<string>;
+  /** The distinct tokens, in order (iterating an array is cheaper than a Set). */
+  unique: string[];
   weight: number;
 }
 
@@ -266,13 +265,13 @@ function describeInput(tokens: readonly string[], data: IndexData): InputName {
       data.weights.get(token) ??
       (isGeneric(token) ? data.unknownWeight * GENERIC_FACTOR : data.unknownWeight);
   }
-  return { tokens, norm: tokens.join(' '), tokenSet, weight };
+  return { tokens, norm: tokens.join(' '), tokenSet, unique: [...tokenSet], weight };
 }
 
 /** Generic words would pull in thousands of candidates that can never win; skip them when we can. */
 function collectCandidates(input: InputName, data: IndexData): IndexedEntry[] {
-  const distinctive = [...input.tokenSet].filter((t) => !isGeneric(t));
-  const keys = distinctive.length > 0 ? distinctive : [...input.tokenSet];
+  const distinctive = input.unique.filter((t) => !isGeneric(t));
+  const keys = distinctive.length > 0 ? distinctive : input.unique;
   data.query = data.query === 0x7fffffff ? 1 : data.query + 1;
   const stamp = data.query;
   const out: IndexedEntry[] = [];
@@ -372,12 +371,19 @@ function cappedJaccard(input: InputName, entry: IndexedEntry): number {
  * "TRITON INTERNATIONAL" are two firms.
  */
 function differsByGenericOnly(input: InputName, entry: IndexedEntry): boolean {
-  const [small, large] =
-    input.tokenSet.size <= entry.tokenSet.size
-      ? [input.tokenSet, entry.tokenSet]
-      : [entry.tokenSet, input.tokenSet];
-  for (const token of small) if (!large.has(token)) return false;
-  for (const token of large) if (!small.has(token) && !isQualifier(token)) return false;
+  return input.unique.length <= entry.unique.length
+    ? extrasQualify(input.unique, input.tokenSet, entry.unique, entry.tokenSet)
+    : extrasQualify(entry.unique, entry.tokenSet, input.unique, input.tokenSet);
+}
+
+function extrasQualify(
+  small: readonly string[],
+  smallSet: ReadonlySet<string>,
+  large: readonly string[],
+  largeSet: ReadonlySet<string>,
+): boolean {
+  for (const token of small) if (!largeSet.has(token)) return false;
+  for (const token of large) if (!smallSet.has(token) && !isQualifier(token)) return false;
   return true;
 }
 
@@ -400,10 +406,11 @@ function prefixSimilarity(input: InputName, entry: IndexedEntry): number {
 
 /** Higher similarity first; on a tie a curated alias beats a name, then input order decides. */
 function byRank(
-  a: { entry: IndexedEntry; similarity: number },
+  entry: IndexedEntry,
+  similarity: number,
   b: { entry: IndexedEntry; similarity: number },
 ): number {
-  if (b.similarity !== a.similarity) return b.similarity - a.similarity;
-  if (a.entry.kind !== b.entry.kind) return a.entry.kind === 'alias' ? -1 : 1;
-  return a.entry.order - b.entry.order;
+  if (b.similarity !== similarity) return b.similarity - similarity;
+  if (entry.kind !== b.entry.kind) return entry.kind === 'alias' ? -1 : 1;
+  return entry.order - b.entry.order;
 }

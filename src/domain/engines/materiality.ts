@@ -147,9 +147,23 @@ function shareDetail(input: EngineInput): string {
   return `${(100 * share).toFixed(2)}% of $ awarded over ${input.trailing.count + 1} awards in 365 days`;
 }
 
-function agencyValueOf(agency: string): [number, string] {
-  for (const [pattern, value, label] of AGENCY_VALUES) if (pattern.test(agency)) return [value, label];
-  return [OTHER_AGENCY_VALUE, 'other agency'];
+/** A run names a handful of agencies thousands of times each: the patterns are tried once per name. */
+const AGENCY_CACHE_LIMIT = 10_000;
+const agencyCache = new Map<string, readonly [number, string]>();
+
+function agencyValueOf(agency: string): readonly [number, string] {
+  const hit = agencyCache.get(agency);
+  if (hit !== undefined) return hit;
+  let found: readonly [number, string] = [OTHER_AGENCY_VALUE, 'other agency'];
+  for (const [pattern, value, label] of AGENCY_VALUES) {
+    if (pattern.test(agency)) {
+      found = [value, label];
+      break;
+    }
+  }
+  if (agencyCache.size >= AGENCY_CACHE_LIMIT) agencyCache.clear();
+  agencyCache.set(agency, found);
+  return found;
 }
 
 function matchValue(confidence: number): number {
@@ -171,7 +185,11 @@ export function toScore(x: number): number {
 /** Whole dollars with thousands separators, as `toLocaleString('en-US')` writes them (which is slow). */
 export function dollars(x: number): string {
   const n = Math.round(x);
-  const digits = String(Math.abs(n)).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+  const plain = String(Math.abs(n));
+  // Only plain digit strings are grouped: not exponent notation (≥ 1e21), NaN or Infinity.
+  if (plain.length <= 3 || !/^\d+$/.test(plain)) return n < 0 ? `-${plain}` : plain;
+  let digits = plain.slice(0, ((plain.length - 1) % 3) + 1);
+  for (let i = digits.length; i < plain.length; i += 3) digits += `,${plain.slice(i, i + 3)}`;
   return n < 0 ? `-${digits}` : digits;
 }
 

@@ -49,10 +49,10 @@ function scoreRegimeAware(input: EngineInput): EngineOutput {
       contribution: 0,
       detail: 'no regime at the award date; materiality unchanged',
     };
-    return { scores: base.scores, rationale: [...baseRows, note] };
+    baseRows.push(note);
+    return { scores: base.scores, rationale: baseRows };
   }
-  const regimeRows = regimeRationale(regime, input.contract.classification);
-  const rationale = [...baseRows, ...regimeRows];
+  const rationale = baseRows.concat(regimeRationale(regime, input.contract.classification));
   const volatility = regime.scores.high_volatility;
   return {
     scores: {
@@ -65,7 +65,32 @@ function scoreRegimeAware(input: EngineInput): EngineOutput {
   };
 }
 
+/**
+ * A run scores thousands of awards per award date against the same regime: its rows (two variants,
+ * defense or not) are built once per regime object and copied, so callers still own their rows.
+ */
+const rowsByRegime = new WeakMap<RegimeResult, { defense: RationaleItem[]; other: RationaleItem[] }>();
+
 function regimeRationale(regime: RegimeResult, classification: ClassificationLabel): RationaleItem[] {
+  let cached = rowsByRegime.get(regime);
+  if (cached === undefined) {
+    cached = { defense: buildRegimeRows(regime, true), other: buildRegimeRows(regime, false) };
+    rowsByRegime.set(regime, cached);
+  }
+  return (DEFENSE_LABELS.has(classification) ? cached.defense : cached.other).map(copyRow);
+}
+
+function copyRow(row: RationaleItem): RationaleItem {
+  return {
+    rule: row.rule,
+    weight: row.weight,
+    value: row.value,
+    contribution: row.contribution,
+    detail: row.detail,
+  };
+}
+
+function buildRegimeRows(regime: RegimeResult, defense: boolean): RationaleItem[] {
   const rows: RationaleItem[] = [];
   for (const name of ['risk_on', 'risk_off', 'high_volatility'] as const) {
     const weight = REGIME_WEIGHTS[name];
@@ -78,12 +103,11 @@ function regimeRationale(regime: RegimeResult, classification: ClassificationLab
       detail: `${name} probability ${value.toFixed(3)} as of ${regime.asOf} (dominant ${regime.dominant})`,
     });
   }
-  rows.push(relativeStrengthRow(regime, classification));
+  rows.push(relativeStrengthRow(regime, defense));
   return rows;
 }
 
-function relativeStrengthRow(regime: RegimeResult, classification: ClassificationLabel): RationaleItem {
-  const defense = DEFENSE_LABELS.has(classification);
+function relativeStrengthRow(regime: RegimeResult, defense: boolean): RationaleItem {
   const etf = defense ? 'ITA' : 'XLI';
   const raw = (defense ? regime.features.ita_rel_60d : regime.features.xli_rel_60d) ?? 0;
   const value = Math.max(-RELATIVE_STRENGTH_CAP, Math.min(RELATIVE_STRENGTH_CAP, raw));
