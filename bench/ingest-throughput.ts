@@ -1,9 +1,10 @@
 /**
  * Ingest throughput (DESIGN §11: ≥ 20,000 awards/s into native PostgreSQL): a large synthetic
- * bulk-download CSV goes through parse → `ingestAwards` (resolve → classify → upsert → regimes →
- * score with every engine), into the machine's PostgreSQL and into an in-memory PGlite.
+ * bulk-download CSV goes through the path of `ingest usaspending --file` (`importAwardFile`: read →
+ * parse → resolve → classify → store → regimes → score with every engine), into the machine's
+ * PostgreSQL and into an in-memory PGlite.
  *
- *   npm run bench:ingest -- [--count 300000] [--pglite-count 50000] [--seed 7] [--batch 5000]
+ *   npm run bench:ingest -- [--count 300000] [--pglite-count 50000] [--seed 7]
  *                           [--no-pg] [--no-pglite] [--keep-file] [--keep-db]
  *   npm run bench:ingest -- --generate FILE [--count N]     (only write the synthetic CSV)
  *
@@ -14,15 +15,15 @@
  * empty, or emptied with --reset, database) or a scratch database created at
  * postgres://postgres@127.0.0.1:5432/market_intel_ingest_bench and dropped at the end.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { classify } from '../src/domain/classifier.ts';
 import { normalizeName } from '../src/domain/names.ts';
 import type { Resolver } from '../src/domain/resolver.ts';
-import type { AwardRecord, Engine } from '../src/domain/types.ts';
+import type { Engine } from '../src/domain/types.ts';
 import { createPipelineContext } from '../src/pipeline/context.ts';
-import { ingestAwards } from '../src/pipeline/ingest.ts';
+import { type AwardFileResult, importAwardFile } from '../src/pipeline/import.ts';
 import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
 import { BULK_COLUMNS, loadDemoAwards, parseBulkCsv } from '../src/sources/awards.ts';
 import { loadDemoCandles } from '../src/sources/candles.ts';
@@ -36,7 +37,6 @@ import { arg, ensureDatabase, flag, fmtInt, numberArg, seededRandom, summary, ta
 const COUNT = Math.floor(numberArg('count', 300_000));
 const PGLITE_COUNT = Math.floor(numberArg('pglite-count', 50_000));
 const SEED = Math.floor(numberArg('seed', 7));
-const BATCH = Math.max(1, Math.floor(numberArg('batch', 5000)));
 const SCRATCH_URL = 'postgres://postgres@127.0.0.1:5432/market_intel_ingest_bench';
 
 const log = (line: string): void => {
@@ -213,6 +213,9 @@ class Stopwatch {
 function sqlStage(text: string): string {
   const t = text.trimStart();
   if (t.startsWith('INSERT INTO contracts')) return 'db: upsert contracts';
+  if (t.startsWith('SELECT id FROM contracts WHERE id = ANY')) return 'db: probe stored contracts';
+  if (t.startsWith('SELECT DISTINCT contract_id FROM signals')) return 'db: probe stored signals';
+  if (t.startsWith('SELECT c.id, c.ticker, c.contract_value')) return 'db: load contracts to score';
   if (t.startsWith('INSERT INTO unmatched_recipients')) return 'db: tally unmatched';
   if (t.startsWith('INSERT INTO market_regimes')) return 'db: upsert regimes';
   if (t.startsWith('INSERT INTO signals')) return 'db: upsert signals';
@@ -246,24 +249,42 @@ function timedEngine(engine: Engine, watch: Stopwatch): Engine {
 
 // ------------------------------------------------------------------------------ runs
 
-/** CPU ms so far of each backend serving this database (PostgreSQL on Linux only; null otherwise). */
-async function backendCpu(db: Db): Promise<Map<number, number> | null> {
+/**
+ * CPU ms so far of every PostgreSQL server process (backends, WAL writer, checkpointer, …) on this
+ * machine, from /proc (Linux, local server only; null otherwise). Only meaningful while nothing else
+ * uses the server.
+ */
+async function serverCpu(db: Db): Promise<number | null> {
   if (db.kind !== 'postgres') return null;
-  const rows = await db.query<{ pid: number }>(
-    'SELECT pid FROM pg_stat_activity WHERE datname = current_database()',
-  );
-  const out = new Map<number, number>();
-  for (const { pid } of rows) {
+  let total = 0;
+  let seen = 0;
+  for (const pid of await readdir('/proc').catch(() => [] as string[])) {
+    if (!/^\d+$/.test(pid)) continue;
     try {
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+      if (!stat.includes('(postgres)')) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (USER_HZ = 100).
-      out.set(pid, ((Number(fields[11]) || 0) + (Number(fields[12]) || 0)) * 10);
+      total += ((Number(fields[11]) || 0) + (Number(fields[12]) || 0)) * 10;
+      seen += 1;
     } catch {
-      return null;
+      // the process ended meanwhile
     }
   }
-  return out;
+  return seen > 0 ? total : null;
+}
+
+/** Busy and total CPU ticks of the whole machine (/proc/stat), to show how much of it the run used. */
+async function machineCpu(): Promise<{ busy: number; total: number } | null> {
+  try {
+    const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0] ?? '';
+    const ticks = line.trim().split(/\s+/).slice(1).map(Number);
+    const total = ticks.reduce((a, b) => a + b, 0);
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    return { busy: total - idle, total };
+  } catch {
+    return null;
+  }
 }
 
 async function prepare(db: Db): Promise<void> {
@@ -284,28 +305,24 @@ async function prepare(db: Db): Promise<void> {
 interface RunResult {
   label: string;
   awards: number;
-  parseMs: number;
-  ingestMs: number;
-  /** CPU time of this node process during ingestAwards (user + system). */
+  /** Wall time of importAwardFile: read + parse + resolve + classify + store + regimes + score. */
+  importMs: number;
+  /** CPU time of this node process during the import (user + system). */
   nodeCpuMs: number;
-  /** CPU time of this database's PostgreSQL backends during ingestAwards (Linux /proc), when readable. */
+  /** CPU time of all PostgreSQL server processes during the import (Linux /proc), when readable. */
   serverCpuMs: number | null;
+  /** Share of the whole machine's CPU busy during the import (all processes). */
+  machineBusy: number | null;
   /** 1-minute load average before and after: other work on the machine skews wall times. */
   load: [number, number];
   classifyPassMs: number;
-  counts: Awaited<ReturnType<typeof ingestAwards>>;
+  result: AwardFileResult;
   stages: [string, number, number][];
-  phases: Map<string, number>;
 }
 
+/** The CLI's `ingest usaspending --file` path, end to end: importAwardFile on the synthetic CSV. */
 async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
   const watch = new Stopwatch();
-  const parseStart = performance.now();
-  const parsed = parseBulkCsv(await readFile(csvPath, 'utf8'));
-  const parseMs = performance.now() - parseStart;
-  if (parsed.rejected.length > 0) throw new Error(`${parsed.rejected.length} synthetic rows rejected`);
-  const awards: AwardRecord[] = parsed.awards;
-
   const base = await createPipelineContext(db, { signalThreshold: 75 });
   const ctx = {
     ...base,
@@ -313,91 +330,73 @@ async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
     resolver: timedResolver(base.resolver, watch),
     engines: base.engines.map((e) => timedEngine(e, watch)),
   };
-  const phases = new Map<string, number>();
-  let phaseStart = performance.now();
-  let lastStage = '';
-  log(`${label}: ingesting ${fmtInt(awards.length)} awards…`);
+  log(`${label}: importing ${csvPath}…`);
   const load = loadavg()[0] ?? 0;
-  const backends0 = await backendCpu(db);
+  const server0 = await serverCpu(db);
+  const machine0 = await machineCpu();
   const cpu0 = process.cpuUsage();
   const started = performance.now();
-  const counts = await ingestAwards(ctx, awards, {
-    batchSize: BATCH,
-    onProgress: (stage, done, total) => {
-      if (stage !== lastStage) {
-        if (lastStage !== '') phases.set(lastStage, performance.now() - phaseStart);
-        phaseStart = performance.now();
-        lastStage = stage;
-      }
-      if (done === total || done % (BATCH * 10) === 0)
-        log(`${label}: ${stage} ${fmtInt(done)}/${fmtInt(total)}`);
-    },
-  });
-  const ingestMs = performance.now() - started;
+  const result = await importAwardFile(ctx, csvPath, { log: (line) => log(`${label}: ${line}`) });
+  const importMs = performance.now() - started;
   const cpu = process.cpuUsage(cpu0);
-  const nodeCpuMs = (cpu.user + cpu.system) / 1000;
-  const backends1 = await backendCpu(db);
-  let serverCpuMs: number | null = null;
-  if (backends0 && backends1) {
-    serverCpuMs = 0;
-    for (const [pid, ms] of backends1) serverCpuMs += ms - (backends0.get(pid) ?? 0);
-  }
-  // Classification has no injectable seam: time a separate pass after the run, every text made unique
-  // so that the classifier's memo (which the run itself may hit) cannot help.
+  const machine1 = await machineCpu();
+  const server1 = await serverCpu(db);
+  if (result.rejectedTotal > 0) throw new Error(`${result.rejectedTotal} synthetic rows rejected`);
+  // Classification has no injectable seam: time a separate pass after the run over the parsed file,
+  // every text made unique so that a memo the run itself may hit cannot help.
+  const { awards } = parseBulkCsv(await readFile(csvPath, 'utf8'));
   const classifyStart = performance.now();
   for (const [i, a] of awards.entries()) {
     classify({ description: `${a.description ?? ''} #${i}`, naics: a.naics, psc: a.psc });
   }
   const classifyPassMs = performance.now() - classifyStart;
-  if (lastStage !== '') phases.set(lastStage, performance.now() - phaseStart);
   const stages = [...watch.totals.entries()]
     .sort((a, b) => b[1].ms - a[1].ms)
     .map(([stage, t]) => [stage, t.ms, t.calls] as [string, number, number]);
   return {
     label,
-    awards: awards.length,
-    parseMs,
-    ingestMs,
-    nodeCpuMs,
-    serverCpuMs,
+    awards: result.received,
+    importMs,
+    nodeCpuMs: (cpu.user + cpu.system) / 1000,
+    serverCpuMs: server0 !== null && server1 !== null ? server1 - server0 : null,
+    machineBusy:
+      machine0 && machine1
+        ? (machine1.busy - machine0.busy) / Math.max(1, machine1.total - machine0.total)
+        : null,
     load: [load, loadavg()[0] ?? 0],
     classifyPassMs,
-    counts,
+    result,
     stages,
-    phases,
   };
 }
 
 function report(r: RunResult): string {
   const rate = (n: number, ms: number) => fmtInt(n / (ms / 1000));
+  const perAward = (ms: number) => `${((1000 * ms) / r.awards).toFixed(0)} µs/award`;
   const lines = [
-    `awards: ${fmtInt(r.awards)} (batch ${fmtInt(BATCH)}); matched ${fmtInt(r.counts.matched)}, unmatched ${fmtInt(
-      r.counts.unmatched,
-    )}, inserted ${fmtInt(r.counts.inserted)}, signals created ${fmtInt(r.counts.signals_created)}`,
-    `ingestAwards (resolve → classify → upsert → regimes → score ×${r.counts.signals_created / Math.max(1, r.counts.matched)} engines): ` +
-      `${(r.ingestMs / 1000).toFixed(2)} s → ${rate(r.awards, r.ingestMs)} awards/s`,
-    `parse (bulk CSV → AwardRecord, not in the figure above): ${(r.parseMs / 1000).toFixed(2)} s → ${rate(r.awards, r.parseMs)} awards/s; ` +
-      `parse + ingest: ${rate(r.awards, r.parseMs + r.ingestMs)} awards/s`,
-    `node CPU during ingest: ${(r.nodeCpuMs / 1000).toFixed(2)} s = ${((1000 * r.nodeCpuMs) / r.awards).toFixed(0)} µs/award ` +
-      `(${((100 * r.nodeCpuMs) / r.ingestMs).toFixed(0)}% of wall)` +
+    `awards: ${fmtInt(r.awards)}; matched ${fmtInt(r.result.matched)}, unmatched ${fmtInt(r.result.unmatched)}, ` +
+      `inserted ${fmtInt(r.result.inserted)}, scored ${fmtInt(r.result.scored)}, signals created ${fmtInt(r.result.signals_created)}`,
+    `importAwardFile (read → parse → resolve → classify → store → regimes → score with every engine): ` +
+      `${(r.importMs / 1000).toFixed(2)} s → ${rate(r.awards, r.importMs)} awards/s`,
+    `node CPU: ${(r.nodeCpuMs / 1000).toFixed(2)} s = ${perAward(r.nodeCpuMs)}` +
       (r.serverCpuMs === null
-        ? '; '
-        : `; PostgreSQL backends' CPU: ${(r.serverCpuMs / 1000).toFixed(2)} s = ${((1000 * r.serverCpuMs) / r.awards).toFixed(0)} µs/award; `) +
-      `load average ${r.load[0].toFixed(2)} → ${r.load[1].toFixed(2)} on ${cpus().length} CPUs`,
-    `phases: ${[...r.phases.entries()].map(([p, ms]) => `${p} ${(ms / 1000).toFixed(2)} s`).join(', ')}`,
-    `classify, cold (separate pass after the run, texts made unique; inside "contracts" in the run): ${(r.classifyPassMs / 1000).toFixed(2)} s`,
+        ? ''
+        : `; PostgreSQL CPU (all server processes): ${(r.serverCpuMs / 1000).toFixed(2)} s = ${perAward(r.serverCpuMs)}`) +
+      (r.machineBusy === null ? '' : `; machine busy ${(100 * r.machineBusy).toFixed(0)}%`) +
+      `; load average ${r.load[0].toFixed(2)} → ${r.load[1].toFixed(2)} on ${cpus().length} CPUs`,
+    `classify, cold (separate pass after the run, texts made unique): ${(r.classifyPassMs / 1000).toFixed(2)} s`,
     '',
     table(
-      ['stage (inside ingestAwards)', 'total ms', 'calls', 'share of ingest'],
+      ['stage (inside the import; wall, overlapping)', 'total ms', 'calls', 'share of import'],
       r.stages.map(([stage, ms, calls]) => [
         stage,
         fmtInt(ms),
         fmtInt(calls),
-        `${((100 * ms) / r.ingestMs).toFixed(1)}%`,
+        `${((100 * ms) / r.importMs).toFixed(1)}%`,
       ]),
     ),
   ];
-  return summary(`${r.label}: ${rate(r.awards, r.ingestMs)} awards/s`, lines);
+  return summary(`${r.label}: ${rate(r.awards, r.importMs)} awards/s`, lines);
 }
 
 async function main(): Promise<void> {

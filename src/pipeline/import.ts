@@ -172,12 +172,20 @@ export async function importAwardFile(
   const runStart = ctx.now();
   let pending: AwardRecord[] = [];
   const leftovers: string[] = [];
+  // One chunk is stored while the next one is read and parsed, so the server works while node parses.
+  let storing: Promise<void> = Promise.resolve();
   const flush = async () => {
     if (pending.length === 0) return;
-    leftovers.push(...(await unscoredAmong(ctx, pending)));
-    addCounts(result, await ingestAwards(ctx, pending, { score: false }));
+    const chunk = pending;
     pending = [];
-    options.log?.(`import: ${result.received} records read, ${result.rejectedTotal} rejected`);
+    await storing;
+    storing = (async () => {
+      leftovers.push(...(await unscoredAmong(ctx, chunk)));
+      addCounts(result, await ingestAwards(ctx, chunk, { score: false }));
+      options.log?.(`import: ${result.received} records read, ${result.rejectedTotal} rejected`);
+    })();
+    // Awaited at the next flush or after the last chunk; this only keeps a failure from counting as unhandled meanwhile.
+    storing.catch(() => undefined);
   };
   for await (const item of format === 'csv' ? csvItems(source) : jsonItems(source)) {
     if (item.ok) pending.push(item.award);
@@ -189,6 +197,7 @@ export async function importAwardFile(
     if (pending.length >= (options.chunkSize ?? CHUNK)) await flush();
   }
   await flush();
+  await storing;
   // Scoring after the last chunk gives every chunk the trailing statistics of the whole file, as one
   // pipeline run would. Leftovers of an earlier import that stopped before scoring are unchanged now,
   // so they are named separately.

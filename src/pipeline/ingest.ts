@@ -1,10 +1,10 @@
-import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { classify } from '../domain/classifier.ts';
 import { computeRegime } from '../domain/regimes.ts';
 import { type DatedValue, trailingStatsMany } from '../domain/trailing.ts';
 import type { AwardRecord, Candle, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
+import { timeOrderedId } from '../store/ids.ts';
 import {
   type ResolvedAward,
   type SignalWrite,
@@ -231,7 +231,7 @@ export async function scoreContracts(
       };
       for (const engine of ctx.engines) {
         signals.push({
-          id: randomUUID(),
+          id: timeOrderedId(),
           contractId: contract.id,
           ticker: contract.ticker,
           engine,

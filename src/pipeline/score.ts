@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { computeRegime } from '../domain/regimes.ts';
 import { addDays } from '../domain/trailing.ts';
 import type { Engine, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { SignalDto } from '../http/schemas/resources.ts';
 import type { Db, Queryable } from '../store/db.ts';
+import { timeOrderedId } from '../store/ids.ts';
 import { candleSeries, getRegime } from '../store/market.ts';
 import { latestSignal } from '../store/signals.ts';
 import { upsertRegimes, upsertSignals } from '../store/writes.ts';
@@ -40,7 +40,7 @@ export async function scoreContract(
   const written = await db.transaction(async (tx) => {
     const rows = await upsertSignals(
       tx,
-      [{ id: randomUUID(), contractId, ticker: facts.ticker, engine, output }],
+      [{ id: timeOrderedId(), contractId, ticker: facts.ticker, engine, output }],
       now,
     );
     await enqueueSignalCreated(tx, rows, signalThreshold, now);

@@ -279,7 +279,7 @@ const SIGNAL_STAGE = [
   ['importance_score', 'int'],
   ['confidence_score', 'int'],
   ['risk_score', 'int'],
-  ['rationale', 'jsonb'],
+  ['rationale', 'json'],
 ] as const;
 
 /**
