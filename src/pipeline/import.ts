@@ -319,7 +319,8 @@ async function scoreWhere(
     const contracts = await ctx.db.query<ScoredContract>(
       `SELECT c.id, c.ticker, c.contract_value AS value, c.award_date AS "awardDate",
          c.awarding_agency AS "awardingAgency", c.nlp_classification AS classification,
-         c.match_confidence AS "matchConfidence"
+         c.match_confidence AS "matchConfidence",
+         NOT EXISTS (SELECT 1 FROM signals s WHERE s.contract_id = c.id) AS unscored
        FROM contracts c WHERE c.ticker = ANY($${where.params.length + 1}::text[]) AND ${where.sql}
        ORDER BY c.id`,
       [...where.params, tickers],

@@ -37,8 +37,11 @@ export interface IngestOptions {
   score?: boolean;
 }
 
-/** The contract facts an engine needs, as stored. */
-export type ScoredContract = EngineInput['contract'];
+/**
+ * The contract facts an engine needs, as stored; `unscored`: no signal of any engine is stored for it
+ * yet (a contract this run inserted), so its signal rows can be copied straight in.
+ */
+export type ScoredContract = EngineInput['contract'] & { unscored?: boolean };
 
 export function resolveAward(ctx: PipelineContext, award: AwardRecord): ResolvedAward {
   const match = ctx.resolver.resolve({ recipientName: award.recipientName, parentName: award.parentName });
@@ -86,7 +89,7 @@ export async function ingestAwards(
           if (inserted === undefined) continue;
           if (inserted) counts.inserted += 1;
           else counts.updated += 1;
-          if (item.ticker) changed.push(toScored(item, item.ticker));
+          if (item.ticker) changed.push(toScored(item, item.ticker, inserted));
         }
         progress('contracts', done, unique.length);
       },
@@ -152,8 +155,9 @@ function byId(awards: AwardRecord[]): AwardRecord[] {
   return awards.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
-function toScored(item: ResolvedAward, ticker: string): ScoredContract {
+function toScored(item: ResolvedAward, ticker: string, unscored: boolean): ScoredContract {
   return {
+    unscored,
     id: item.award.id,
     ticker,
     value: item.award.value,
@@ -223,8 +227,9 @@ export async function scoreContracts(
         regimesWritten.add(contract.awardDate);
         regimes.push({ awardDate: contract.awardDate, regime });
       }
+      const { unscored, ...facts } = contract;
       const input: EngineInput = {
-        contract: { ...contract },
+        contract: facts,
         company: sectors.get(contract.ticker) ?? null,
         trailing: trailing.get(contract.id) ?? NO_TRAILING,
         regime,
@@ -236,6 +241,7 @@ export async function scoreContracts(
           ticker: contract.ticker,
           engine,
           output: engine.score(input),
+          unscored,
         });
       }
     }

@@ -72,30 +72,41 @@ export interface ResolvedAward {
 }
 
 /**
- * The ingest hot path stages each batch in a temporary table filled by COPY (no WAL, no indexes; the
- * server parses COPY text far more cheaply than a JSON document) and upserts from it in one statement.
- * Call these inside a transaction: the staging table lives until the end of the call (or the commit).
+ * The ingest hot path stages a batch in a temporary table filled by COPY (no WAL, no indexes; the server
+ * parses COPY text far more cheaply than a JSON document) and upserts from it in one statement. `upsert`
+ * reads the batch as the relation named `table`. A small batch (an API call, one page) skips the
+ * temporary table, whose creation would cost more than it saves: the same relation is read from a JSON
+ * parameter, appended after `params`. Call inside a transaction: the staging table lives until the end
+ * of the call (or the commit).
  */
 async function staged<T>(
   tx: Loader,
   table: string,
   columns: readonly (readonly [name: string, type: string])[],
   rows: readonly (readonly unknown[])[],
-  upsert: string,
+  upsert: (source: string) => string,
   params: readonly unknown[],
 ): Promise<T[]> {
-  await tx.query(
-    `CREATE TEMP TABLE ${table} (${columns.map(([name, type]) => `${name} ${type}`).join(', ')}) ON COMMIT DROP`,
-  );
+  const definition = columns.map(([name, type]) => `${name} ${type}`).join(', ');
+  if (rows.length <= SMALL_BATCH) {
+    const records = rows.map((row) => Object.fromEntries(columns.map(([name], i) => [name, row[i] ?? null])));
+    return tx.query<T>(upsert(`json_to_recordset($${params.length + 1}::json) AS ${table}(${definition})`), [
+      ...params,
+      JSON.stringify(records),
+    ]);
+  }
+  await tx.query(`CREATE TEMP TABLE ${table} (${definition}) ON COMMIT DROP`);
   await tx.copyFrom(
     table,
     columns.map(([name]) => name),
     copyText(rows),
   );
-  const result = await tx.query<T>(upsert, params);
+  const result = await tx.query<T>(upsert(table), params);
   await tx.query(`DROP TABLE ${table}`);
   return result;
 }
+
+const SMALL_BATCH = 100;
 
 const CONTRACT_STAGE = [
   ['id', 'text'],
@@ -126,34 +137,48 @@ export async function upsertContracts(
   rows: readonly ResolvedAward[],
   now: Date,
 ): Promise<{ id: string; inserted: boolean }[]> {
-  if (rows.length === 0) return [];
+  const stamp = now.toISOString();
+  if (rows.length <= SMALL_BATCH) return upsertContractRows(tx, rows, stamp);
   const stored = await tx.query<{ id: string }>('SELECT id FROM contracts WHERE id = ANY($1::text[])', [
     rows.map((r) => r.award.id),
   ]);
   const known = new Set(stored.map((r) => r.id));
   const fresh = rows.filter((r) => !known.has(r.award.id));
-  const written: { id: string; inserted: boolean }[] = [];
-  const stamp = now.toISOString();
-  if (fresh.length > 0) {
-    const copied = await copyFresh(
+  if (fresh.length === 0) return upsertContractRows(tx, rows, stamp);
+  const copied = await copyFresh(
+    tx,
+    'contracts',
+    [...CONTRACT_STAGE.map(([name]) => name), 'first_seen_at', 'updated_at'],
+    fresh.map((r) => [...contractRecord(r), stamp, stamp]),
+  );
+  // Not copied: another run stored some of them meanwhile, so the whole batch is upserted.
+  if (!copied) return upsertContractRows(tx, rows, stamp);
+  const written = fresh.map((r) => ({ id: r.award.id, inserted: true }));
+  if (fresh.length === rows.length) return written;
+  return [
+    ...written,
+    ...(await upsertContractRows(
       tx,
-      'contracts',
-      [...CONTRACT_STAGE.map(([name]) => name), 'first_seen_at', 'updated_at'],
-      fresh.map((r) => [...contractRecord(r), stamp, stamp]),
-    );
-    if (copied) for (const r of fresh) written.push({ id: r.award.id, inserted: true });
-    else known.clear(); // another run stored some of them meanwhile: upsert the whole batch
-  }
-  const rest = known.size === 0 && written.length === 0 ? rows : rows.filter((r) => known.has(r.award.id));
-  if (rest.length === 0) return written;
+      rows.filter((r) => known.has(r.award.id)),
+      stamp,
+    )),
+  ];
+}
+
+function upsertContractRows(
+  tx: Loader,
+  rows: readonly ResolvedAward[],
+  stamp: string,
+): Promise<{ id: string; inserted: boolean }[]> {
+  if (rows.length === 0) return Promise.resolve([]);
   const columns = CONTRACT_STAGE.map(([name]) => name).join(', ');
-  const upserted = await staged<{ id: string; inserted: boolean }>(
+  return staged<{ id: string; inserted: boolean }>(
     tx,
     'contracts_in',
     CONTRACT_STAGE,
-    rest.map(contractRecord),
-    `INSERT INTO contracts (${columns}, first_seen_at, updated_at)
-     SELECT ${columns}, $1::timestamptz, $1::timestamptz FROM contracts_in
+    rows.map(contractRecord),
+    (source) => `INSERT INTO contracts (${columns}, first_seen_at, updated_at)
+     SELECT ${columns}, $1::timestamptz, $1::timestamptz FROM ${source}
      ON CONFLICT (id) DO UPDATE SET ticker = EXCLUDED.ticker, recipient_name = EXCLUDED.recipient_name,
        recipient_uei = EXCLUDED.recipient_uei, parent_name = EXCLUDED.parent_name, award_date = EXCLUDED.award_date,
        contract_value = EXCLUDED.contract_value, awarding_agency = EXCLUDED.awarding_agency,
@@ -168,7 +193,6 @@ export async function upsertContracts(
      RETURNING id, (xmax = 0) AS inserted`,
     [stamp],
   );
-  return [...written, ...upserted];
 }
 
 /** A contract row in CONTRACT_STAGE's column order. */
@@ -258,6 +282,8 @@ export interface SignalWrite {
   ticker: string;
   engine: { name: string; version: string; tier: string };
   output: EngineOutput;
+  /** The contract has no stored signal of any engine yet (just inserted): the row is copied straight in. */
+  unscored?: boolean;
 }
 
 export interface SignalWritten {
@@ -284,52 +310,53 @@ const SIGNAL_STAGE = [
 
 /**
  * Idempotent per (contract, engine, version): a recompute updates the row and keeps its id. Rows of
- * contracts without any signal yet are copied straight in; the others go through the staged upsert.
+ * contracts without any signal yet (`unscored`) are copied straight in; the others go through the
+ * staged upsert.
  */
 export async function upsertSignals(
   tx: Loader,
   rows: readonly SignalWrite[],
   now: Date,
 ): Promise<SignalWritten[]> {
-  if (rows.length === 0) return [];
-  const scored = await tx.query<{ contract_id: string }>(
-    'SELECT DISTINCT contract_id FROM signals WHERE contract_id = ANY($1::text[])',
-    [[...new Set(rows.map((r) => r.contractId))]],
-  );
-  const known = new Set(scored.map((r) => r.contract_id));
-  const fresh = rows.filter((r) => !known.has(r.contractId));
-  const written: SignalWritten[] = [];
   const stamp = now.toISOString();
-  if (fresh.length > 0) {
-    const copied = await copyFresh(
+  const fresh = rows.length <= SMALL_BATCH ? [] : rows.filter((r) => r.unscored);
+  if (fresh.length === 0) return upsertSignalRows(tx, rows, stamp);
+  const copied = await copyFresh(
+    tx,
+    'signals',
+    [...SIGNAL_STAGE.map(([name]) => name), 'computed_at'],
+    fresh.map((r) => [...signalRecord(r), stamp]),
+  );
+  // Not copied: another run scored some of them meanwhile, so the whole batch is upserted.
+  if (!copied) return upsertSignalRows(tx, rows, stamp);
+  const written = fresh.map(({ id, contractId, engine, output }) => ({
+    id,
+    contract_id: contractId,
+    engine_name: engine.name,
+    signal_score: output.scores.signal,
+    inserted: true,
+  }));
+  if (fresh.length === rows.length) return written;
+  return [
+    ...written,
+    ...(await upsertSignalRows(
       tx,
-      'signals',
-      [...SIGNAL_STAGE.map(([name]) => name), 'computed_at'],
-      fresh.map((r) => [...signalRecord(r), stamp]),
-    );
-    if (copied) {
-      for (const r of fresh) {
-        const { id, contractId, engine, output } = r;
-        written.push({
-          id,
-          contract_id: contractId,
-          engine_name: engine.name,
-          signal_score: output.scores.signal,
-          inserted: true,
-        });
-      }
-    } else known.clear(); // scored meanwhile by another run: upsert the whole batch
-  }
-  const rest = known.size === 0 && written.length === 0 ? rows : rows.filter((r) => known.has(r.contractId));
-  if (rest.length === 0) return written;
+      rows.filter((r) => !r.unscored),
+      stamp,
+    )),
+  ];
+}
+
+function upsertSignalRows(tx: Loader, rows: readonly SignalWrite[], stamp: string): Promise<SignalWritten[]> {
+  if (rows.length === 0) return Promise.resolve([]);
   const columns = SIGNAL_STAGE.map(([name]) => name).join(', ');
-  const upserted = await staged<SignalWritten>(
+  return staged<SignalWritten>(
     tx,
     'signals_in',
     SIGNAL_STAGE,
-    rest.map(signalRecord),
-    `INSERT INTO signals (${columns}, computed_at)
-     SELECT ${columns}, $1::timestamptz FROM signals_in
+    rows.map(signalRecord),
+    (source) => `INSERT INTO signals (${columns}, computed_at)
+     SELECT ${columns}, $1::timestamptz FROM ${source}
      ON CONFLICT (contract_id, engine_name, engine_version) DO UPDATE SET ticker = EXCLUDED.ticker,
        engine_tier = EXCLUDED.engine_tier, signal_score = EXCLUDED.signal_score,
        importance_score = EXCLUDED.importance_score, confidence_score = EXCLUDED.confidence_score,
@@ -337,7 +364,6 @@ export async function upsertSignals(
      RETURNING id, contract_id, engine_name, signal_score, (xmax = 0) AS inserted`,
     [stamp],
   );
-  return [...written, ...upserted];
 }
 
 /** A signal row in SIGNAL_STAGE's column order. */

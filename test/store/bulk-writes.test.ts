@@ -1,0 +1,161 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ENGINES } from '../../src/domain/engines/index.ts';
+import type { AwardRecord } from '../../src/domain/types.ts';
+import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
+import { ingestAwards } from '../../src/pipeline/ingest.ts';
+import { copyText, type Db } from '../../src/store/db.ts';
+import { timeOrderedId } from '../../src/store/ids.ts';
+import { type SignalWrite, upsertContracts, upsertSignals } from '../../src/store/writes.ts';
+import { seededDb } from '../support/db.ts';
+
+describe('COPY text encoding', () => {
+  test('escapes backslash, tab, newline and carriage return, drops NUL, writes null as \\N and objects as JSON', () => {
+    assert.equal(
+      copyText([
+        ['a\tb', 'line1\nline2\r', 'back\\slash', 'nul\0byte', null, undefined, 42, { k: 'x\\y' }],
+        ['plain', 1.5, true],
+      ]),
+      'a\\tb\tline1\\nline2\\r\tback\\\\slash\tnulbyte\t\\N\t\\N\t42\t{"k":"x\\\\\\\\y"}\nplain\t1.5\ttrue\n',
+    );
+  });
+});
+
+describe('time-ordered ids', () => {
+  test('are version-7 UUIDs whose order follows their millisecond', () => {
+    const ids = [
+      timeOrderedId(1_700_000_000_000),
+      timeOrderedId(1_700_000_000_001),
+      timeOrderedId(1_800_000_000_000),
+    ];
+    for (const id of ids)
+      assert.match(id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.deepEqual([...ids].sort(), ids);
+    assert.equal(new Set(Array.from({ length: 2000 }, () => timeOrderedId(1))).size, 2000);
+  });
+});
+
+describe('bulk ingest writes (COPY paths)', () => {
+  let db: Db;
+  let ctx: PipelineContext;
+  before(async () => {
+    db = await seededDb();
+    ctx = await createPipelineContext(db, { signalThreshold: 75 });
+  });
+  after(async () => db.close());
+
+  // Lockheed Martin is in the shipped aliases, so these awards are matched and scored.
+  const award = (i: number, extra: Partial<AwardRecord> = {}): AwardRecord => ({
+    id: `CONT_AWD_BULKTEST${String(i).padStart(5, '0')}_9700_-NONE-_-NONE-`,
+    piid: `BULKTEST${i}`,
+    recipientName: 'LOCKHEED MARTIN CORPORATION',
+    recipientUei: null,
+    parentName: null,
+    parentUei: null,
+    awardingAgency: 'Department of Defense',
+    awardingSubAgency: 'Department of the Navy',
+    value: 1_000_000 + i * 1000,
+    awardDate: '2024-03-15',
+    description: `F-35 SUSTAINMENT LOT ${i}`,
+    naics: '336411',
+    psc: '1510',
+    sourceModifiedAt: '2024-03-20T00:00:00Z',
+    ...extra,
+  });
+
+  test('a batch above the small-batch size round-trips text with tabs, newlines, backslashes and quotes', async () => {
+    const tricky = 'LINE ONE\nLINE\tTWO \\ "QUOTED" \r END';
+    const awards = Array.from({ length: 150 }, (_, i) => award(i, i === 7 ? { description: tricky } : {}));
+    const counts = await ingestAwards(ctx, awards);
+    assert.equal(counts.inserted, 150);
+    assert.equal(counts.matched, 150);
+    assert.equal(counts.signals_created, 150 * ENGINES.length);
+    const [row] = await db.query<{ description: string }>('SELECT description FROM contracts WHERE id = $1', [
+      awards[7]?.id,
+    ]);
+    assert.equal(row?.description, tricky);
+    const rationale = await db.query<{ rationale: { rule: string }[] }>(
+      'SELECT rationale FROM signals WHERE contract_id = $1',
+      [awards[7]?.id],
+    );
+    assert.equal(rationale.length, ENGINES.length);
+    for (const r of rationale) assert.ok(r.rationale.length > 0 && typeof r.rationale[0]?.rule === 'string');
+  });
+
+  test('a re-import mixing stored, changed and new awards counts each kind once and keeps first_seen_at', async () => {
+    const before = await db.query<{ id: string; first_seen_at: string }>(
+      "SELECT id, first_seen_at FROM contracts WHERE id LIKE 'CONT_AWD_BULKTEST%' ORDER BY id",
+    );
+    const awards = Array.from({ length: 200 }, (_, i) =>
+      award(i, i % 10 === 0 ? { value: 5_000_000 + i } : {}),
+    );
+    const counts = await ingestAwards(ctx, awards);
+    assert.equal(counts.inserted, 50); // 150..199
+    assert.equal(counts.updated, 16); // values of 0, 10, …, 140, and 7's description back to the plain one
+    assert.equal(counts.signals_created, 50 * ENGINES.length);
+    const after = await db.query<{ id: string; first_seen_at: string; n: number }>(
+      `SELECT c.id, c.first_seen_at, (SELECT count(*)::int FROM signals s WHERE s.contract_id = c.id) AS n
+       FROM contracts c WHERE c.id LIKE 'CONT_AWD_BULKTEST%' ORDER BY c.id`,
+    );
+    assert.equal(after.length, 200);
+    for (const row of after) assert.equal(row.n, ENGINES.length);
+    const firstSeen = new Map(before.map((r) => [r.id, r.first_seen_at]));
+    for (const row of after.slice(0, 150)) assert.equal(row.first_seen_at, firstSeen.get(row.id));
+  });
+
+  test('rows marked fresh that were stored meanwhile fall back to the upsert instead of failing', async () => {
+    const awards = Array.from({ length: 120 }, (_, i) => award(i));
+    const resolved = awards.map((a) => ({
+      award: a,
+      ticker: 'LMT',
+      classification: 'aircraft',
+      matchConfidence: 1,
+      matchMethod: 'alias',
+      nameNorm: 'LOCKHEED MARTIN',
+    }));
+    // Every id is stored: the COPY would violate the primary key, so the batch is upserted (nothing changed).
+    const contracts = await db.transaction((tx) => upsertContracts(tx, resolved, new Date()));
+    assert.equal(contracts.filter((r) => r.inserted).length, 0);
+
+    const engine = ENGINES[0];
+    assert.ok(engine);
+    const stored = await db.query<{ contract_id: string; id: string }>(
+      'SELECT contract_id, id FROM signals WHERE engine_name = $1 AND engine_version = $2 AND contract_id = ANY($3::text[])',
+      [engine.name, engine.version, awards.map((a) => a.id)],
+    );
+    const output = { scores: { signal: 99, importance: 50, confidence: 50, risk: 50 }, rationale: [] };
+    const writes: SignalWrite[] = awards.map((a) => ({
+      id: timeOrderedId(),
+      contractId: a.id,
+      ticker: 'LMT',
+      engine,
+      output,
+      unscored: true, // wrong on purpose: these contracts were scored by the earlier test
+    }));
+    const written = await db.transaction((tx) => upsertSignals(tx, writes, new Date()));
+    assert.equal(written.length, 120);
+    assert.equal(written.filter((w) => w.inserted).length, 0);
+    const ids = new Map(stored.map((r) => [r.contract_id, r.id]));
+    for (const w of written) assert.equal(w.id, ids.get(w.contract_id), 'a recompute keeps the row id');
+    const [{ n } = { n: -1 }] = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM signals WHERE engine_name = $1 AND engine_version = $2
+         AND contract_id = ANY($3::text[]) AND signal_score = 99`,
+      [engine.name, engine.version, awards.map((a) => a.id)],
+    );
+    assert.equal(n, 120);
+  });
+
+  test('the regime of each contract is its award date regime, one stored row per date', async () => {
+    const rows = await db.query<{ contract_id: string; as_of: string; dominant: string }>(
+      "SELECT contract_id, as_of, dominant FROM regimes WHERE contract_id LIKE 'CONT_AWD_BULKTEST%'",
+    );
+    assert.equal(rows.length, 200);
+    assert.equal(new Set(rows.map((r) => `${r.as_of}|${r.dominant}`)).size, 1);
+    // 2024-03-15 is a Friday with candles: the regime is as of that day.
+    assert.equal(rows[0]?.as_of, '2024-03-15');
+    const [{ n } = { n: -1 }] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM market_regimes WHERE award_date = '2024-03-15'",
+    );
+    assert.equal(n, 1);
+  });
+});
