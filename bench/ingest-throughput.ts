@@ -250,12 +250,14 @@ function timedEngine(engine: Engine, watch: Stopwatch): Engine {
 // ------------------------------------------------------------------------------ runs
 
 /**
- * CPU ms so far of every PostgreSQL server process (backends, WAL writer, checkpointer, …) on this
- * machine, from /proc (Linux, local server only; null otherwise). Only meaningful while nothing else
- * uses the server.
+ * CPU ms so far of the PostgreSQL server processes working for this run (Linux /proc, local server
+ * only; null otherwise): the backends connected to this database and the shared background processes
+ * (WAL writer, checkpointer, background writer, autovacuum). Backends of other databases are left out.
+ * Processes that end mid-run take their CPU time with them, so use differences over short intervals.
  */
 async function serverCpu(db: Db): Promise<number | null> {
   if (db.kind !== 'postgres') return null;
+  const [{ name } = { name: '' }] = await db.query<{ name: string }>('SELECT current_database() AS name');
   let total = 0;
   let seen = 0;
   for (const pid of await readdir('/proc').catch(() => [] as string[])) {
@@ -263,6 +265,10 @@ async function serverCpu(db: Db): Promise<number | null> {
     try {
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
       if (!stat.includes('(postgres)')) continue;
+      // A client backend's title is "postgres: <cluster>: <user> <database> <host>(<port>) <state>".
+      const title = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).replaceAll('\0', ' ');
+      const client = / \S+ \S+ (?:\[local\]|\S+\(\d+\))/.exec(title);
+      if (client && !client[0].includes(` ${name} `)) continue;
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (USER_HZ = 100).
       total += ((Number(fields[11]) || 0) + (Number(fields[12]) || 0)) * 10;
@@ -275,7 +281,12 @@ async function serverCpu(db: Db): Promise<number | null> {
 }
 
 /** Busy and total CPU ticks of the whole machine (/proc/stat), to show how much of it the run used. */
-async function machineCpu(): Promise<{ busy: number; total: number } | null> {
+interface MachineCpu {
+  busy: number;
+  total: number;
+}
+
+async function machineCpu(): Promise<MachineCpu | null> {
   try {
     const line = (await readFile('/proc/stat', 'utf8')).split('\n')[0] ?? '';
     const ticks = line.trim().split(/\s+/).slice(1).map(Number);
@@ -318,6 +329,7 @@ interface RunResult {
   classifyPassMs: number;
   result: AwardFileResult;
   stages: [string, number, number][];
+  samples: CpuSample[];
 }
 
 /** The CLI's `ingest usaspending --file` path, end to end: importAwardFile on the synthetic CSV. */
@@ -336,8 +348,16 @@ async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
   const machine0 = await machineCpu();
   const cpu0 = process.cpuUsage();
   const started = performance.now();
-  const result = await importAwardFile(ctx, csvPath, { log: (line) => log(`${label}: ${line}`) });
+  let phase = 'store';
+  const timeline = sampleCpu(db, () => phase);
+  const result = await importAwardFile(ctx, csvPath, {
+    log: (line) => {
+      if (line.startsWith('score')) phase = 'score';
+      log(`${label}: ${line}`);
+    },
+  });
   const importMs = performance.now() - started;
+  const samples = await timeline.stop();
   const cpu = process.cpuUsage(cpu0);
   const machine1 = await machineCpu();
   const server1 = await serverCpu(db);
@@ -367,7 +387,82 @@ async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
     classifyPassMs,
     result,
     stages,
+    samples,
   };
+}
+
+interface CpuSample {
+  /** Seconds since the import started. */
+  t: number;
+  phase: string;
+  /** CPU in use over the last interval, in cores: node, PostgreSQL, the whole machine. */
+  node: number;
+  server: number | null;
+  machine: number | null;
+}
+
+/**
+ * Samples CPU use once a second while the import runs, to show which side is the bottleneck in each
+ * phase (storing contracts while parsing, then scoring and storing signals).
+ */
+function sampleCpu(db: Db, phase: () => string): { stop: () => Promise<CpuSample[]> } {
+  const samples: CpuSample[] = [];
+  const cores = cpus().length;
+  const start = performance.now();
+  let last = {
+    at: start,
+    node: process.cpuUsage(),
+    server: null as number | null,
+    machine: null as MachineCpu | null,
+  };
+  let stopped = false;
+  const loop = (async () => {
+    last.server = await serverCpu(db);
+    last.machine = await machineCpu();
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      const at = performance.now();
+      const node = process.cpuUsage();
+      const [server, machine] = await Promise.all([serverCpu(db), machineCpu()]);
+      const seconds = (at - last.at) / 1000;
+      samples.push({
+        t: (at - start) / 1000,
+        phase: phase(),
+        node: (node.user - last.node.user + node.system - last.node.system) / 1e6 / seconds,
+        server: server !== null && last.server !== null ? (server - last.server) / 1000 / seconds : null,
+        machine:
+          machine && last.machine
+            ? (cores * (machine.busy - last.machine.busy)) / Math.max(1, machine.total - last.machine.total)
+            : null,
+      });
+      last = { at, node, server, machine };
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+/** Mean CPU use per phase, in cores, from the once-a-second samples. */
+function phaseUse(samples: readonly CpuSample[]): string[] {
+  const lines: string[] = [];
+  for (const phase of ['store', 'score']) {
+    const own = samples.filter((s) => s.phase === phase);
+    if (own.length === 0) continue;
+    const mean = (pick: (s: CpuSample) => number | null) => {
+      const values = own.map(pick).filter((v): v is number => v !== null);
+      return values.length ? (values.reduce((a, b) => a + b, 0) / values.length).toFixed(2) : '–';
+    };
+    lines.push(
+      `CPU in use while ${phase === 'store' ? 'parsing and storing contracts' : 'scoring and storing signals'} (${own.length} s): ` +
+        `node ${mean((s) => s.node)}, PostgreSQL ${mean((s) => s.server)}, whole machine ${mean((s) => s.machine)} of ${cpus().length} cores`,
+    );
+  }
+  return lines;
 }
 
 function report(r: RunResult): string {
@@ -385,6 +480,7 @@ function report(r: RunResult): string {
       (r.machineBusy === null ? '' : `; machine busy ${(100 * r.machineBusy).toFixed(0)}%`) +
       `; load average ${r.load[0].toFixed(2)} → ${r.load[1].toFixed(2)} on ${cpus().length} CPUs`,
     `classify, cold (separate pass after the run, texts made unique): ${(r.classifyPassMs / 1000).toFixed(2)} s`,
+    ...phaseUse(r.samples),
     '',
     table(
       ['stage (inside the import; wall, overlapping)', 'total ms', 'calls', 'share of import'],
