@@ -2,21 +2,27 @@
  * EXPLAINs every filter + sort combination of the list endpoints exactly as the store issues them
  * (DESIGN §6: "indexes serve every filter + sort combination"): the store functions run against a
  * Queryable that prefixes `EXPLAIN (FORMAT JSON)` and keeps the plan. Any Seq Scan on contracts,
- * signals, regimes or candles is reported, and makes the exit status 1.
+ * signals, market_regimes or candles is reported, and makes the exit status 1; so does a first page
+ * whose Sort is fed more than --max-sort rows (default 20,000), the sign of an ORDER BY no index serves
+ * (a deep offset may have to sort what it skips: flagged, not failed). Regimes are listed through the
+ * `regimes` view (contracts ⋈ market_regimes), LIMIT 200, for every dominant value.
  *
- *   npm run bench:explain -- [--analyze] [--offsets 0,10000] [--values popular|rare|both] [--verbose]
+ *   npm run bench:explain -- [--analyze] [--offsets 0,10000] [--values popular|rare|both] [--max-sort 20000]
+ *                            [--verbose]
  *
  * Reads the database of bench/synthetic.ts (DATABASE_URL, default market_intel_bench on 127.0.0.1).
  */
 import { materiality } from '../src/domain/engines/materiality.ts';
+import { REGIME_NAMES } from '../src/domain/types.ts';
 import { type Db, openDb, type Queryable } from '../src/store/db.ts';
 import { getEvent, listEvents } from '../src/store/events.ts';
-import { getCompany, listCandles, listRegimes } from '../src/store/market.ts';
+import { getCompany, getRegime, listCandles, listRegimes } from '../src/store/market.ts';
 import { latestSignal, listSignals } from '../src/store/signals.ts';
-import { arg, benchDatabaseUrl, databaseExists, flag, summary, table } from './common.ts';
+import { arg, benchDatabaseUrl, databaseExists, flag, numberArg, summary, table } from './common.ts';
 
-const WATCHED = new Set(['contracts', 'signals', 'regimes', 'candles']);
+const WATCHED = new Set(['contracts', 'signals', 'market_regimes', 'candles']);
 const ANALYZE = flag('analyze');
+const MAX_SORT = numberArg('max-sort', 20_000);
 const VERBOSE = flag('verbose');
 const OFFSETS = (arg('offsets') ?? '0,10000').split(',').map((o) => Number(o.trim()));
 const VALUES = arg('values') ?? 'popular';
@@ -27,6 +33,8 @@ interface PlanNode {
   'Index Name'?: string;
   'Total Cost'?: number;
   'Plan Rows'?: number;
+  'Actual Rows'?: number;
+  'Actual Loops'?: number;
   'Actual Total Time'?: number;
   Plans?: PlanNode[];
   [key: string]: unknown;
@@ -60,6 +68,12 @@ class Explainer implements Queryable {
     });
     return [];
   }
+}
+
+/** Rows a node returns: measured with --analyze, estimated otherwise. */
+function rowsOut(node: PlanNode): number {
+  if (node['Actual Rows'] !== undefined) return node['Actual Rows'] * (node['Actual Loops'] ?? 1);
+  return node['Plan Rows'] ?? 0;
 }
 
 function walk(node: PlanNode, visit: (n: PlanNode) => void): void {
@@ -150,15 +164,30 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
       });
     }
   }
-  const regimeValues = { contractId: v.contractId, dominant: v.dominant };
-  for (const keys of subsets(['contractId', 'dominant'] as const)) {
-    const filter = Object.fromEntries(keys.map((k) => [k, regimeValues[k]]));
-    out.push({
-      endpoint: `regimes ${label}`,
-      filters: keys.join('+') || '(none)',
-      offset: '',
-      run: (q) => listRegimes(q, { limit: 50, ...filter }),
-    });
+  // The largest page the endpoint serves; every dominant value, since the rarest is the hardest to fill.
+  const regimeLimit = 200;
+  out.push({
+    endpoint: `regimes ${label}`,
+    filters: `contractId+dominant=${v.dominant}`,
+    offset: '',
+    run: (q) => listRegimes(q, { limit: regimeLimit, contractId: v.contractId, dominant: v.dominant }),
+  });
+  if (label === 'popular') {
+    out.push(
+      {
+        endpoint: 'regimes',
+        filters: '(none)',
+        offset: '',
+        run: (q) => listRegimes(q, { limit: regimeLimit }),
+      },
+      { endpoint: 'regime', filters: 'contractId', offset: '', run: (q) => getRegime(q, v.contractId) },
+      ...REGIME_NAMES.map((dominant) => ({
+        endpoint: 'regimes',
+        filters: `dominant=${dominant}`,
+        offset: '' as const,
+        run: (q: Queryable) => listRegimes(q, { limit: regimeLimit, dominant }),
+      })),
+    );
   }
   const candleValues = { from: '2015-01-01', to: '2020-12-31' };
   for (const keys of subsets(['from', 'to'] as const)) {
@@ -211,22 +240,30 @@ async function main(): Promise<void> {
         const indexes = new Set<string>();
         const seq: string[] = [];
         const sorts: string[] = [];
+        let sortedRows: number | undefined;
         walk(e.plan, (node) => {
           if (node['Index Name']) indexes.add(node['Index Name']);
           if (node['Node Type'] === 'Seq Scan' && WATCHED.has(node['Relation Name'] ?? '')) {
             seq.push(`${node['Relation Name']}`);
           }
-          if (node['Node Type'] === 'Sort' || node['Node Type'] === 'Incremental Sort')
+          if (node['Node Type'] === 'Sort' || node['Node Type'] === 'Incremental Sort') {
             sorts.push(node['Node Type']);
+            // An incremental sort reads only what the limit needs; its estimate is the whole input.
+            if (node['Node Type'] === 'Sort' || ANALYZE)
+              sortedRows = Math.max(sortedRows ?? 0, ...(node.Plans ?? []).map(rowsOut));
+          }
         });
-        if (seq.length) offenders.push({ c, e, nodes: seq });
+        if (seq.length) offenders.push({ c, e, nodes: seq.map((r) => `Seq Scan on ${r}`) });
+        const sorted = sortedRows === undefined ? '' : ` (${sortedRows.toLocaleString('en-US')} rows)`;
+        const bigSort = (sortedRows ?? 0) > MAX_SORT;
+        if (bigSort && !c.offset) offenders.push({ c, e, nodes: [`Sort${sorted}`] });
         rows.push([
           c.endpoint,
           c.filters,
           String(c.offset),
           [...indexes].join(', ') || '-',
-          sorts.length ? sorts.join(',') : '-',
-          seq.length ? `SEQ SCAN ${seq.join(',')}` : 'ok',
+          sorts.length ? `${sorts.join(',')}${sorted}` : '-',
+          seq.length ? `SEQ SCAN ${seq.join(',')}` : bigSort ? 'BIG SORT' : 'ok',
           (e.plan['Total Cost'] ?? 0).toFixed(0),
           ...(ANALYZE ? [e.executionMs === undefined ? '' : e.executionMs.toFixed(2)] : []),
         ]);
@@ -250,7 +287,7 @@ async function main(): Promise<void> {
       ),
     );
     for (const { c, e, nodes } of offenders) {
-      console.log(`\n--- ${c.endpoint} [${c.filters}] offset ${c.offset}: Seq Scan on ${nodes.join(', ')}`);
+      console.log(`\n--- ${c.endpoint} [${c.filters}] offset ${c.offset}: ${nodes.join(', ')}`);
       console.log(`SQL: ${e.sql.replace(/\s+/g, ' ')}`);
       console.log(`params: ${JSON.stringify(e.params)}`);
       console.log(JSON.stringify(e.plan, null, 2));
@@ -266,7 +303,7 @@ async function main(): Promise<void> {
               `slowest         ${Math.max(...times).toFixed(2)} ms; median ${times.sort((a, b) => a - b)[Math.floor(times.length / 2)]?.toFixed(2)} ms`,
             ]
           : []),
-        `seq scans       ${offenders.length ? offenders.map((o) => `${o.c.endpoint} [${o.c.filters}] offset ${o.c.offset}`).join('; ') : 'none'}`,
+        `offenders       ${offenders.length ? offenders.map((o) => `${o.c.endpoint} [${o.c.filters}] offset ${o.c.offset}: ${o.nodes.join(', ')}`).join('; ') : 'none'}`,
         `result          ${offenders.length ? 'FAIL' : 'PASS'}`,
       ]),
     );

@@ -3,7 +3,10 @@
  * N contracts (default 1,000,000) over ~500 tickers of the companies table with a heavy-tailed
  * popularity, ~40 agencies, the 14 classification labels, award dates 2000–2025 and log-normal values;
  * ~90 % resolved to a ticker, each of those with one default-engine (materiality) signal scored by the
- * real engine, a regime row, and daily candles for every ticker used.
+ * real engine; one market_regimes row per distinct award date of those (the `regimes` view joins them to
+ * the contracts, as migration 008 stores them), and daily candles for every ticker used. Signals are
+ * written in computed_at order with time-ordered ids, as the scorer appends them, so the BRIN index on
+ * computed_at sees realistic block ranges.
  *
  *   npm run bench:synthetic -- [--count 1000000] [--batch 10000] [--seed 42] [--tickers 500]
  *                              [--matched 0.9] [--no-regimes] [--no-candles] [--keep-indexes] [--reset]
@@ -12,7 +15,6 @@
  * 127.0.0.1:5432 is dropped and created anew. Another database must be empty, or pass --reset to
  * truncate its market tables first.
  */
-import { randomUUID } from 'node:crypto';
 import { materiality } from '../src/domain/engines/materiality.ts';
 import { normalizeName } from '../src/domain/names.ts';
 import { REGIME_VERSION } from '../src/domain/regimes.ts';
@@ -20,6 +22,7 @@ import { CLASSIFICATION_LABELS, type ClassificationLabel, REGIME_NAMES } from '.
 import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
 import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { type Db, openDb } from '../src/store/db.ts';
+import { timeOrderedId } from '../src/store/ids.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { insertAliases, upsertCompanies } from '../src/store/writes.ts';
 import {
@@ -267,6 +270,7 @@ const LABEL_TEXT: Record<ClassificationLabel, readonly (readonly [string, string
 const PRIMES = ['LMT', 'RTX', 'BA', 'GD', 'NOC', 'HII', 'LHX', 'LDOS', 'SAIC', 'CACI', 'BAH', 'PLTR'];
 
 const DAY_MS = 86_400_000;
+const SIGNAL_SPAN_MS = 400 * DAY_MS;
 const FIRST_DAY = Date.UTC(2000, 0, 1);
 const LAST_DAY = Date.UTC(2025, 11, 31);
 const SPAN_DAYS = Math.round((LAST_DAY - FIRST_DAY) / DAY_MS);
@@ -299,6 +303,67 @@ const WORDS = [
   'HORIZON',
 ];
 const SUFFIX = ['LLC', 'INC', 'CORP', 'GROUP LLC', 'SOLUTIONS INC', 'TECHNOLOGIES LLC', 'SERVICES CORP'];
+
+// ---------------------------------------------------------------- regimes
+
+interface DayRegime {
+  asOf: string;
+  dominant: string;
+  scores: string;
+  features: string;
+}
+
+function regimeRow(asOf: string, dominant: (typeof REGIME_NAMES)[number]): DayRegime {
+  const raw = REGIME_NAMES.map(() => rand());
+  raw[REGIME_NAMES.indexOf(dominant)] = 2 + rand();
+  const total = raw.reduce((a, b) => a + b, 0);
+  const scores = Object.fromEntries(
+    REGIME_NAMES.map((n, k) => [n, Math.round(((raw[k] ?? 0) / total) * 1e4) / 1e4]),
+  );
+  const features = {
+    spy_ret_63d: Math.round(normal() * 800) / 1e4,
+    spy_vol_21d: Math.round((0.1 + rand() * 0.3) * 1e4) / 1e4,
+    spy_above_sma200: rand() < 0.7 ? 1 : 0,
+    xli_rel_63d: Math.round(normal() * 300) / 1e4,
+    ita_rel_63d: Math.round(normal() * 300) / 1e4,
+  };
+  return { asOf, dominant, scores: JSON.stringify(scores), features: JSON.stringify(features) };
+}
+
+/**
+ * The regime of every calendar day of the span. A regime is the benchmarks' state on the last weekday
+ * on or before the day (its as_of, shared by a weekend and the Friday before it), and it persists for
+ * weeks as market regimes do (a switch on ~3 % of days), with long-run shares 45/20/15/20 %.
+ */
+function regimeCalendar(): DayRegime[] {
+  const dominantOf = weighted(REGIME_NAMES, [45, 20, 15, 20]);
+  let dominant = dominantOf();
+  let current: DayRegime | undefined;
+  const days: DayRegime[] = [];
+  for (let d = 0; d <= SPAN_DAYS; d++) {
+    const ms = FIRST_DAY + d * DAY_MS;
+    const dow = new Date(ms).getUTCDay();
+    const weekday = dow !== 0 && dow !== 6;
+    if (weekday || current === undefined) {
+      if (rand() < 0.03) dominant = dominantOf();
+      const asOf = weekday ? ms : ms - (dow === 0 ? 2 : 1) * DAY_MS;
+      current = regimeRow(isoDate(asOf), dominant);
+    }
+    days.push(current);
+  }
+  return days;
+}
+
+/** The regime row of an award day the first time the day is seen, then undefined (one row per date). */
+function firstRegimeOfDay(): (day: number) => DayRegime | undefined {
+  const calendar = regimeCalendar();
+  const written = new Set<number>();
+  return (day) => {
+    if (written.has(day)) return undefined;
+    written.add(day);
+    return calendar[Math.round((day - FIRST_DAY) / DAY_MS)];
+  };
+}
 
 // ---------------------------------------------------------------- setup
 
@@ -365,7 +430,7 @@ async function chooseTickers(db: Db): Promise<Company[]> {
 async function dropSecondaryIndexes(db: Db): Promise<string[]> {
   const rows = await db.query<{ indexname: string; indexdef: string }>(
     `SELECT i.indexname, i.indexdef FROM pg_indexes i
-     WHERE i.schemaname = 'public' AND i.tablename IN ('contracts', 'signals', 'regimes', 'candles')
+     WHERE i.schemaname = 'public' AND i.tablename IN ('contracts', 'signals', 'market_regimes', 'candles')
        AND NOT EXISTS (SELECT 1 FROM pg_constraint c WHERE c.conname = i.indexname)`,
   );
   for (const r of rows) await db.exec(`DROP INDEX ${r.indexname}`);
@@ -391,15 +456,15 @@ function makeBatch(
   agencyOf: () => (typeof AGENCIES)[number],
   labelOf: () => ClassificationLabel,
   trailingOf: Map<string, { count: number; medianValue: number }>,
+  regimeOf: (day: number) => DayRegime | undefined,
   nowMs: number,
 ): Batch {
   const contracts = columns(16);
-  const signals = columns(11);
-  const regimes = columns(7);
+  const signals = columns(9);
+  const regimes = columns(5);
   const push = (cols: unknown[][], values: unknown[]) => {
     for (let i = 0; i < values.length; i++) cols[i]?.push(values[i]);
   };
-  const dominantOf = weighted(REGIME_NAMES, [45, 20, 15, 20]);
   for (let i = start; i < start + size; i++) {
     const [agency, code, , subs] = agencyOf();
     const label = labelOf();
@@ -466,9 +531,11 @@ function makeBatch(
       trailing: { count, totalValue: count * medianValue * 2.5, medianValue },
       regime: null,
     });
-    const computedAt = new Date(nowMs - Math.floor(rand() * 400 * DAY_MS)).toISOString();
+    // Spread over the last 400 days in generation order (plus a few minutes of jitter), as appended.
+    const computedMs = Math.floor(nowMs - SIGNAL_SPAN_MS * (1 - i / COUNT) - rand() * 300_000);
+    const computedAt = new Date(computedMs).toISOString();
     push(signals, [
-      randomUUID(),
+      timeOrderedId(computedMs),
       id,
       company.ticker,
       output.scores.signal,
@@ -478,31 +545,8 @@ function makeBatch(
       JSON.stringify(output.rationale),
       computedAt,
     ]);
-    if (WITH_REGIMES) {
-      const raw = REGIME_NAMES.map(() => rand());
-      const dominant = dominantOf();
-      raw[REGIME_NAMES.indexOf(dominant)] = 2 + rand();
-      const total = raw.reduce((a, b) => a + b, 0);
-      const scores = Object.fromEntries(
-        REGIME_NAMES.map((n, k) => [n, Math.round(((raw[k] ?? 0) / total) * 1e4) / 1e4]),
-      );
-      const features = {
-        spy_ret_63d: Math.round(normal() * 800) / 1e4,
-        spy_vol_21d: Math.round((0.1 + rand() * 0.3) * 1e4) / 1e4,
-        spy_above_sma200: rand() < 0.7 ? 1 : 0,
-        xli_rel_63d: Math.round(normal() * 300) / 1e4,
-        ita_rel_63d: Math.round(normal() * 300) / 1e4,
-      };
-      push(regimes, [
-        id,
-        company.ticker,
-        isoDate(day - Math.floor(rand() * 3) * DAY_MS),
-        'SPY',
-        dominant,
-        JSON.stringify(scores),
-        JSON.stringify(features),
-      ]);
-    }
+    const regime = WITH_REGIMES ? regimeOf(day) : undefined;
+    if (regime) push(regimes, [awardDate, regime.asOf, regime.dominant, regime.scores, regime.features]);
   }
   return { contracts, signals, regimes };
 }
@@ -523,16 +567,18 @@ async function insertBatch(db: Db, batch: Batch): Promise<void> {
       `INSERT INTO signals (id, contract_id, ticker, engine_name, engine_version, engine_tier, signal_score,
          importance_score, confidence_score, risk_score, rationale, computed_at)
        SELECT u.id, u.contract_id, u.ticker, $10, $11, $12, u.s, u.i, u.c, u.r, u.rationale, u.computed_at
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int[], $8::jsonb[],
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int[], $8::json[],
          $9::timestamptz[]) AS u(id, contract_id, ticker, s, i, c, r, rationale, computed_at)`,
       [...batch.signals.slice(0, 9), engineName, engineVersion, engineTier],
     );
   }
   if (WITH_REGIMES && batch.regimes[0]?.length) {
     await db.query(
-      `INSERT INTO regimes (contract_id, ticker, as_of, benchmark, dominant, scores, features, engine_version)
-       SELECT u.*, $8 FROM unnest($1::text[], $2::text[], $3::date[], $4::text[], $5::text[], $6::jsonb[], $7::jsonb[]) AS u`,
-      [...batch.regimes.slice(0, 7), REGIME_VERSION],
+      `INSERT INTO market_regimes (award_date, as_of, benchmark, dominant, scores, features, engine_version)
+       SELECT u.award_date, u.as_of, 'SPY', u.dominant, u.scores, u.features, $6
+       FROM unnest($1::date[], $2::date[], $3::text[], $4::jsonb[], $5::jsonb[])
+         AS u(award_date, as_of, dominant, scores, features)`,
+      [...batch.regimes.slice(0, 5), REGIME_VERSION],
     );
   }
 }
@@ -595,8 +641,8 @@ async function main(): Promise<void> {
     if (existing > 0) {
       if (!RESET)
         throw new Error(`${safeUrl} already holds ${existing} contracts; pass --reset to truncate them`);
-      await db.exec('TRUNCATE contracts, signals, regimes, candles CASCADE');
-      log(`truncated ${fmtInt(existing)} contracts and their signals, regimes and candles`);
+      await db.exec('TRUNCATE contracts, signals, market_regimes, candles CASCADE');
+      log(`truncated ${fmtInt(existing)} contracts and their signals, market regimes and candles`);
     }
 
     await loadCompanies(db);
@@ -629,6 +675,7 @@ async function main(): Promise<void> {
         .join(', ')}), ${AGENCIES.length} agencies, ${CLASSIFICATION_LABELS.length} labels`,
     );
 
+    const regimeOf = firstRegimeOfDay();
     const dropped = KEEP_INDEXES ? [] : await dropSecondaryIndexes(db);
     if (dropped.length) log(`dropped ${dropped.length} secondary indexes for the load (recreated after)`);
 
@@ -641,7 +688,7 @@ async function main(): Promise<void> {
     const inFlight = new Set<Promise<void>>();
     for (let start = 0; start < COUNT; start += BATCH) {
       const size = Math.min(BATCH, COUNT - start);
-      const batch = makeBatch(start, size, tickerOf, agencyOf, labelOf, trailingOf, nowMs);
+      const batch = makeBatch(start, size, tickerOf, agencyOf, labelOf, trailingOf, regimeOf, nowMs);
       const nSignals = batch.signals[0]?.length ?? 0;
       const nRegimes = batch.regimes[0]?.length ?? 0;
       const p: Promise<void> = insertBatch(db, batch).then(() => {
@@ -682,14 +729,14 @@ async function main(): Promise<void> {
     if (dropped.length) log(`recreated ${dropped.length} indexes in ${indexSeconds.toFixed(1)} s`);
 
     const analyzeStarted = Date.now();
-    await db.exec('VACUUM (ANALYZE) contracts, signals, regimes, candles, companies, company_aliases');
+    await db.exec('VACUUM (ANALYZE) contracts, signals, market_regimes, candles, companies, company_aliases');
     const analyzeSeconds = (Date.now() - analyzeStarted) / 1000;
 
     const sizes = await db.query<{ name: string; rows: number; bytes: number }>(
       `SELECT c.relname AS name, c.reltuples::bigint AS rows, pg_total_relation_size(c.oid) AS bytes
        FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
        WHERE n.nspname = 'public' AND c.relkind = 'r'
-         AND c.relname IN ('companies', 'company_aliases', 'contracts', 'signals', 'regimes', 'candles')
+         AND c.relname IN ('companies', 'company_aliases', 'contracts', 'signals', 'market_regimes', 'candles')
        ORDER BY c.relname`,
     );
     const [{ bytes: dbBytes }] = (await db.query<{ bytes: number }>(
@@ -701,7 +748,7 @@ async function main(): Promise<void> {
         `database              ${safeUrl}`,
         `contracts             ${fmtInt(COUNT)} (${fmtInt(signals)} with a ticker, ${(100 * (signals / COUNT)).toFixed(1)}%)`,
         `signals (materiality) ${fmtInt(signals)}  engine ${materiality.name} ${materiality.version}`,
-        `regimes               ${fmtInt(regimes)}`,
+        `market regimes        ${fmtInt(regimes)} (one per award date with a ticker)`,
         `candles               ${fmtInt(candleRows)}`,
         `contract load         ${loadSeconds.toFixed(1)} s = ${fmtInt(COUNT / loadSeconds)} contracts/s, ` +
           `${fmtInt((COUNT + signals + regimes) / loadSeconds)} rows/s (contracts+signals+regimes), batch ${fmtInt(BATCH)} x ${PARALLEL}`,
