@@ -316,6 +316,8 @@ async function scoreWhere(
     where.params,
   );
   const total = perTicker.reduce((sum, row) => sum + row.n, 0);
+  const engines = ctx.engines.map((e) => `${e.name} ${e.version}`).join(', ');
+  if (total > 0) log?.(`score: ${engines}: ${total} contracts to score`);
   let done = 0;
   let created = 0;
   for (const tickers of groupTickers(perTicker)) {
@@ -330,9 +332,7 @@ async function scoreWhere(
     );
     created += await scoreContracts(ctx, contracts);
     done += contracts.length;
-    log?.(
-      `score: ${ctx.engines.map((e) => `${e.name} ${e.version}`).join(', ')}: ${done}/${total} contracts`,
-    );
+    log?.(`score: ${engines}: ${done}/${total} contracts`);
   }
   return { contracts: done, created };
 }

@@ -120,6 +120,15 @@ describe('GET /api/v1/regimes and /api/v1/predictions', () => {
       `/api/v1/regimes?dominant=${dominant}&limit=200`,
     );
     assert.ok(filtered.body.data.length > 0 && filtered.body.data.every((r) => r.dominant === dominant));
+    const full = await getJson<{ data: { contract_id: string; as_of: string }[] }>(
+      client,
+      '/api/v1/regimes?limit=200',
+    );
+    const key = (r: { contract_id: string; as_of: string }) => `${r.as_of}|${r.contract_id}`;
+    const expected = [...full.body.data].sort((a, b) => (key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0));
+    assert.deepEqual(full.body.data.map(key), expected.map(key), 'ordered by as_of DESC, contract_id DESC');
+    // Several contracts share an as_of, so the contract_id tie-break is exercised.
+    assert.ok(new Set(full.body.data.map((r) => r.as_of)).size < full.body.data.length);
     const one = body.data[0]?.contract_id ?? '';
     const byContract = await getJson<{ data: { contract_id: string }[] }>(
       client,
