@@ -1,7 +1,9 @@
 /**
  * Records every output of the hot path (parse results and rejections, resolutions, labels, engine
  * outputs) on the synthetic CSV, a mangled copy of it and the demo awards, one file per part, so a
- * change meant to be output-neutral can be checked with `diff -r`.
+ * change meant to be output-neutral can be checked with `diff -r`. The resolver is also run on every
+ * award of the file, on the real names of the shared data set (default, no-alias and threshold-0
+ * resolvers) and through the labelled evaluation (all folds of every mode).
  *
  *   node --import tsx bench/hotpath-snapshot.ts OUT_DIR [--file /tmp/synth.csv]
  */
@@ -10,7 +12,9 @@ import path from 'node:path';
 import { classify } from '../src/domain/classifier.ts';
 import { ENGINES } from '../src/domain/engines/index.ts';
 import { normalizeName } from '../src/domain/names.ts';
+import { buildResolver, type Resolution } from '../src/domain/resolver.ts';
 import type { AwardRecord } from '../src/domain/types.ts';
+import { buildResolverLabels, evaluateResolver } from '../src/evaluation/resolver-eval.ts';
 import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
 import {
   DEMO_AWARD_SOURCES,
@@ -18,6 +22,7 @@ import {
   normalizeBulkRecord,
   parseBulkCsv,
 } from '../src/sources/awards.ts';
+import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { CsvError, CsvParser, csvRecords, parseCsv, rowToObject } from '../src/sources/csv.ts';
 import { readTextFile } from '../src/sources/files.ts';
 import { arg, seededRandom } from './common.ts';
@@ -100,6 +105,76 @@ function safeParseBulk(text: string): unknown {
   }
 }
 
+const SHARED = new URL('../../shared/data/', import.meta.url);
+/** Files of the shared real-data set and the columns holding company names. */
+const REAL_NAME_COLUMNS: [string, string[]][] = [
+  ['contracts/doge_cancelled_contracts_2025.csv', ['vendor']],
+  ['contracts/usaspending_legacy_datafeed_dod_fy2006_sample999.csv', ['vendorname', 'mod_parent']],
+  ['contracts/usaspending_transactions_12primes_2021-2025_award_dedup.csv', ['recipient_name']],
+  ['contracts/usaspending_top100_awards_spending_by_award.csv', ['Recipient Name']],
+  ['companies/usaspending_recipient_ticker_map_fy2024.csv', ['name', 'canonical']],
+  ['companies/sec_company_tickers_exchange.csv', ['name']],
+  ['companies/sp500_constituents.csv', ['Security']],
+];
+
+const compact = (r: Resolution) => [r.ticker, r.confidence, r.method, r.nameNorm];
+
+/** Recipient/parent pairs from the real files: each name alone, and paired with the row's next name. */
+async function realNamePairs(): Promise<{ recipientName: string; parentName: string | null }[]> {
+  const pairs: { recipientName: string; parentName: string | null }[] = [];
+  for (const [file, columns] of REAL_NAME_COLUMNS) {
+    const { header, rows } = parseCsv(await readFile(new URL(file, SHARED), 'utf8'));
+    for (const { fields } of rows) {
+      const row = rowToObject(header, fields);
+      const names = columns.map((c) => row[c] ?? '').filter((n) => n.trim() !== '');
+      for (const name of names) pairs.push({ recipientName: name, parentName: null });
+      if (names.length === 2) pairs.push({ recipientName: names[0] ?? '', parentName: names[1] ?? '' });
+    }
+  }
+  return pairs;
+}
+
+async function resolverParts(
+  awards: readonly AwardRecord[],
+  put: (name: string, value: unknown) => Promise<void>,
+): Promise<void> {
+  const world = await loadWorld();
+  const all = world.newResolver();
+  await put(
+    'resolve-all.json',
+    awards.map((a) => compact(all.resolve({ recipientName: a.recipientName, parentName: a.parentName }))),
+  );
+  const { companies, aliases } = await loadDemoCompanies(DEMO_DATA_DIR);
+  const table = aliases.map((a) => ({ aliasNorm: a.alias, ticker: a.ticker, source: a.source }));
+  const names = companies.map((c) => ({ ticker: c.ticker, name: c.name }));
+  const pairs = await realNamePairs();
+  const resolvers = {
+    default: buildResolver(table, names),
+    zero: buildResolver(table, names, { threshold: 0 }),
+    noAliases: buildResolver([], names, { threshold: 0 }),
+  };
+  for (const [label, resolver] of Object.entries(resolvers)) {
+    await put(
+      `resolve-real-${label}.json`,
+      pairs.map((p) => compact(resolver.resolve(p))),
+    );
+  }
+  const read = async (file: string) => readFile(new URL(file, SHARED), 'utf8');
+  const labels = buildResolverLabels({
+    recipientMapCsv: await read('companies/usaspending_recipient_ticker_map_fy2024.csv'),
+    primesCsv: await read('contracts/usaspending_transactions_12primes_2021-2025_award_dedup.csv'),
+    legacyFeedCsv: await read('contracts/usaspending_legacy_datafeed_dod_fy2006_sample999.csv'),
+    universe: new Set(companies.map((c) => c.ticker)),
+  });
+  for (const mode of ['all_aliases', 'held_out', 'no_aliases'] as const) {
+    const outcomes = evaluateResolver(labels, table, names, { mode, k: 5 });
+    await put(
+      `resolve-eval-${mode}.json`,
+      outcomes.map((o) => [o.item.name, o.fold, o.ticker, o.confidence, o.method]),
+    );
+  }
+}
+
 async function main(): Promise<void> {
   await mkdir(OUT, { recursive: true });
   const put = (name: string, value: unknown) =>
@@ -126,6 +201,7 @@ async function main(): Promise<void> {
     await put(`demo-${src.source}.json`, src.parse(await readTextFile(path.join(DEMO_DATA_DIR, src.file))));
   }
 
+  await resolverParts(parsed.awards, put);
   const awards: AwardRecord[] = [...parsed.awards.slice(0, SAMPLE), ...demo.awards];
   const world = await loadWorld();
   const names = awards.flatMap((a) => [a.recipientName, a.parentName ?? '']);

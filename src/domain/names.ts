@@ -51,7 +51,9 @@ export function normalizeName(raw: string): string {
 }
 
 export function nameTokens(norm: string): string[] {
-  return norm.split(' ').filter((t) => t.length > 0);
+  const tokens: string[] = [];
+  for (const part of norm.split(' ')) if (part !== '') tokens.push(part);
+  return tokens;
 }
 
 /** Mutates `tokens`; always leaves at least one token so a bare "COMPANY" stays searchable. */
@@ -85,7 +87,8 @@ function trailingSuffixLength(tokens: readonly string[]): number {
 function endsWith(tokens: readonly string[], suffix: readonly string[]): boolean {
   if (suffix.length > tokens.length) return false;
   const offset = tokens.length - suffix.length;
-  return suffix.every((part, i) => tokens[offset + i] === part);
+  for (let i = 0; i < suffix.length; i++) if (tokens[offset + i] !== suffix[i]) return false;
+  return true;
 }
 
 /** Every single-token legal suffix; the resolver treats them as near-zero-weight words mid-name. */

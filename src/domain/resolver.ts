@@ -65,7 +65,20 @@ export function buildResolver(
   const threshold = opts.threshold ?? DEFAULT_THRESHOLD;
   const aliasTickers = buildAliasMap(aliases);
   const index = buildNameIndex(entriesFrom(aliasTickers, companies));
-  const cache = new Map<string, Resolution>();
+  const cache = new PairCache();
+  // A parent name, or a recipient spelled several ways, comes back with many different pairs: its
+  // normalization and fuzzy hits are kept per name, not per pair.
+  const norms = new Map<string, string>();
+  const ownHits = memoizedHits(index, 1);
+  const parentHits = memoizedHits(index, PARENT_FUZZY_FACTOR);
+  const normalized = (raw: string): string => {
+    let norm = norms.get(raw);
+    if (norm === undefined) {
+      norm = normalizeName(raw);
+      remember(norms, raw, norm);
+    }
+    return norm;
+  };
 
   function resolveUncached(nameNorm: string, parentNorm: string): Resolution {
     const exact = aliasTickers.get(nameNorm);
@@ -76,7 +89,10 @@ export function buildResolver(
     if (parent !== undefined) {
       return { ticker: parent, confidence: PARENT_ALIAS_CONFIDENCE, method: 'parent_alias', nameNorm };
     }
-    const fuzzy = bestFuzzy(index, nameNorm, parentNorm);
+    const own = ownHits(nameNorm);
+    // A parent spelled like the recipient can only score the recipient's own match × 0.95.
+    const parentHit = parentNorm === '' || parentNorm === nameNorm ? null : parentHits(parentNorm);
+    const fuzzy = betterHit(own, parentHit);
     if (fuzzy === null || fuzzy.confidence < threshold) {
       return { ticker: null, confidence: fuzzy?.confidence ?? 0, method: 'none', nameNorm };
     }
@@ -84,25 +100,50 @@ export function buildResolver(
   }
 
   // Raw spellings first (no normalization on a hit), then normalized names (spelling variants).
-  const rawCache = new Map<string, Resolution>();
-  const remember = (map: Map<string, Resolution>, key: string, result: Resolution): void => {
-    if (map.size >= CACHE_LIMIT) map.clear();
-    map.set(key, result);
-  };
+  const rawCache = new PairCache();
   return {
     resolve(input) {
-      const rawKey = `${input.recipientName}\u0000${input.parentName ?? ''}`;
-      const seen = rawCache.get(rawKey);
+      const parentName = input.parentName ?? '';
+      const seen = rawCache.get(input.recipientName, parentName);
       if (seen !== undefined) return seen;
-      const nameNorm = normalizeName(input.recipientName);
-      const parentNorm = input.parentName ? normalizeName(input.parentName) : '';
-      const key = `${nameNorm}\u0000${parentNorm}`;
-      const result = cache.get(key) ?? resolveUncached(nameNorm, parentNorm);
-      remember(cache, key, result);
-      remember(rawCache, rawKey, result);
+      const nameNorm = normalized(input.recipientName);
+      const parentNorm = parentName === '' ? '' : normalized(parentName);
+      let result = cache.get(nameNorm, parentNorm);
+      if (result === undefined) {
+        result = resolveUncached(nameNorm, parentNorm);
+        cache.set(nameNorm, parentNorm, result);
+      }
+      rawCache.set(input.recipientName, parentName, result);
       return result;
     },
   };
+}
+
+/** Resolutions by recipient, then parent: a lookup builds no key string. */
+class PairCache {
+  private readonly byName = new Map<string, Map<string, Resolution>>();
+  private size = 0;
+
+  get(name: string, parent: string): Resolution | undefined {
+    return this.byName.get(name)?.get(parent);
+  }
+
+  /** Called after a miss: the pair is new. */
+  set(name: string, parent: string, result: Resolution): void {
+    if (this.size >= CACHE_LIMIT) {
+      this.byName.clear();
+      this.size = 0;
+    }
+    const byParent = this.byName.get(name);
+    if (byParent === undefined) this.byName.set(name, new Map([[parent, result]]));
+    else byParent.set(parent, result);
+    this.size += 1;
+  }
+}
+
+function remember<V>(map: Map<string, V>, key: string, value: V): void {
+  if (map.size >= CACHE_LIMIT) map.clear();
+  map.set(key, value);
 }
 
 /** The first alias wins on conflict, so the caller orders aliases by source priority. */
@@ -132,11 +173,19 @@ interface FuzzyHit {
   confidence: number;
 }
 
-function bestFuzzy(index: NameIndex, nameNorm: string, parentNorm: string): FuzzyHit | null {
-  const own = fuzzyHit(index, nameNorm, 1);
-  // A parent spelled like the recipient can only score the recipient's own match × 0.95.
-  const parent =
-    parentNorm === '' || parentNorm === nameNorm ? null : fuzzyHit(index, parentNorm, PARENT_FUZZY_FACTOR);
+/** fuzzyHit depends on the name alone: one lookup per distinct name and factor. */
+function memoizedHits(index: NameIndex, factor: number): (norm: string) => FuzzyHit | null {
+  const hits = new Map<string, FuzzyHit | null>();
+  return (norm) => {
+    const seen = hits.get(norm);
+    if (seen !== undefined) return seen;
+    const hit = fuzzyHit(index, norm, factor);
+    remember(hits, norm, hit);
+    return hit;
+  };
+}
+
+function betterHit(own: FuzzyHit | null, parent: FuzzyHit | null): FuzzyHit | null {
   if (own === null) return parent;
   if (parent === null) return own;
   return parent.confidence > own.confidence ? parent : own;
@@ -148,7 +197,7 @@ function fuzzyHit(index: NameIndex, norm: string, factor: number): FuzzyHit | nu
   const best = ranked[0];
   if (best === undefined) return null;
   let confidence = Math.min(best.similarity, 1) * FUZZY_CEILING * factor;
-  const rival = ranked.find((c) => c.ticker !== best.ticker && c.norm !== best.norm);
+  const rival = firstRival(ranked, best);
   if (rival !== undefined && best.similarity - rival.similarity < AMBIGUITY_MARGIN) {
     confidence -= AMBIGUITY_PENALTY;
   }
@@ -161,6 +210,12 @@ function fuzzyHit(index: NameIndex, norm: string, factor: number): FuzzyHit | nu
     confidence = Math.min(confidence, JOINT_VENTURE_CONFIDENCE);
   }
   return { ticker: best.ticker, confidence: round4(confidence) };
+}
+
+/** A loop rather than find(): see bestCandidates in name-index.ts on closures per call. */
+function firstRival(ranked: readonly RankedCandidate[], best: RankedCandidate): RankedCandidate | undefined {
+  for (const c of ranked) if (c.ticker !== best.ticker && c.norm !== best.norm) return c;
+  return undefined;
 }
 
 function namesAnotherCompany(index: NameIndex, tokens: readonly string[], best: RankedCandidate): boolean {

@@ -206,3 +206,23 @@ test('is deterministic across builds', () => {
     assert.deepEqual(again.resolve({ recipientName: name }), resolver.resolve({ recipientName: name }));
   }
 });
+
+test('a name met again in other pairs, spellings or roles resolves as it does the first time', () => {
+  const pairs = [
+    { recipientName: 'NORTHROP GRUMMAN SYSTEMS CORP' },
+    { recipientName: 'XYZZY WIDGETS LLC', parentName: 'Northrop Grumman Systems Corporation' },
+    { recipientName: 'PLUGH GADGETS INC', parentName: 'NORTHROP GRUMMAN SYSTEMS CORP' },
+    { recipientName: 'Honeywell International, Inc.', parentName: 'XYZZY WIDGETS LLC' },
+    { recipientName: 'HONEYWELL INTERNATIONAL INC', parentName: null },
+    { recipientName: 'HONEYWELL INTERNATIONAL INC', parentName: 'HONEYWELL INTERNATIONAL INC' },
+    { recipientName: 'RAYTHEON/LOCKHEED MARTIN JAVELIN JV', parentName: 'Raytheon Technologies' },
+  ];
+  const warm = buildResolver(ALIASES, companies);
+  for (const pair of pairs) warm.resolve(pair);
+  const results = pairs.map((pair) => warm.resolve(pair));
+  // The parent's fuzzy match counts for less than the same name's own (× 0.95).
+  assert.ok((results[1]?.confidence ?? 0) < (results[0]?.confidence ?? 0));
+  for (const [i, pair] of [...pairs.entries()].reverse()) {
+    assert.deepEqual(results[i], buildResolver(ALIASES, companies).resolve(pair), pair.recipientName);
+  }
+});
