@@ -187,7 +187,10 @@ export async function importAwardFile(
     // Awaited at the next flush or after the last chunk; this only keeps a failure from counting as unhandled meanwhile.
     storing.catch(() => undefined);
   };
+  let read = 0;
   for await (const item of format === 'csv' ? csvItems(source) : jsonItems(source)) {
+    // Parsed records arrive as microtasks; let the chunk being stored send its next statement now and then.
+    if (++read % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
     if (item.ok) pending.push(item.award);
     else {
       result.received += 1;

@@ -69,9 +69,14 @@ export async function ingestAwards(
   const counts: IngestCounts = { ...zeroCounts(), received: awards.length, rejected: [] };
   const changed: ScoredContract[] = [];
   const unique = latestPerId(awards);
-  const writes = new WritePipeline();
+  // Batches of one call hold distinct ids, so on PostgreSQL two may be written at once.
+  const writes = new WritePipeline(writeDepth(ctx));
   for (let start = 0; start < unique.length; start += batchSize) {
-    const batch = byId(unique.slice(start, start + batchSize)).map((award) => resolveAward(ctx, award));
+    const batch: ResolvedAward[] = [];
+    for (const award of byId(unique.slice(start, start + batchSize))) {
+      batch.push(resolveAward(ctx, award));
+      if (batch.length % YIELD_EVERY === 0) await yieldToIo();
+    }
     const done = Math.min(start + batchSize, unique.length);
     await writes.enqueue(
       () =>
@@ -103,10 +108,10 @@ export async function ingestAwards(
 
 /**
  * Overlaps the CPU work of the next batch (resolve, classify, score) with the database writes of
- * earlier ones. With depth 1 (contracts) at most one write is in flight and writes start — and their
- * results are handled — in batch order, exactly as if each were awaited in turn. Signal batches touch
- * disjoint rows, so on PostgreSQL several may run at once (SIGNAL_WRITE_DEPTH: more server cores while node
- * scores); PGlite runs one transaction at a time anyway.
+ * earlier ones. With depth 1 at most one write is in flight and writes start — and their results are
+ * handled — in batch order, exactly as if each were awaited in turn. The batches of one run touch
+ * disjoint rows (distinct award ids; the signals of distinct contracts), so with a greater depth several
+ * are written at once and their results handled as they complete (the callers only add them up).
  */
 class WritePipeline {
   private readonly inFlight = new Set<Promise<void>>();
@@ -184,7 +189,8 @@ async function tallyUnmatched(
     tally.set(key, entry);
   }
   if (tally.size === 0) return;
-  const entries = [...tally.entries()];
+  // In key order, so concurrent batches updating the same names wait for each other instead of deadlocking.
+  const entries = [...tally.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   await tx.query(
     `INSERT INTO unmatched_recipients (name_norm, sample_name, award_count, total_value)
      SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int8[])
@@ -216,12 +222,13 @@ export async function scoreContracts(
   const regimesWritten = new Set<string>();
   const trailing = trailingById(contracts, history);
   let created = 0;
-  const writes = new WritePipeline(ctx.db.kind === 'postgres' ? SIGNAL_WRITE_DEPTH : 1);
+  const writes = new WritePipeline(writeDepth(ctx));
   for (let start = 0; start < contracts.length; start += batchSize) {
     const batch = contracts.slice(start, start + batchSize);
     const regimes: { awardDate: string; regime: RegimeResult }[] = [];
     const signals: SignalWrite[] = [];
-    for (const contract of batch) {
+    for (const [i, contract] of batch.entries()) {
+      if (i % YIELD_EVERY === YIELD_EVERY - 1) await yieldToIo();
       const regime = regimeAt(ctx, regimeByDate, contract.awardDate);
       if (regime && !regimesWritten.has(contract.awardDate)) {
         regimesWritten.add(contract.awardDate);
@@ -268,11 +275,21 @@ export async function scoreContracts(
 const NO_TRAILING: EngineInput['trailing'] = { count: 0, totalValue: 0, medianValue: 0 };
 
 /**
- * Signal batches in flight on PostgreSQL. Writing a signal row costs the server ~45 µs of CPU (jsonb
- * rationale, six indexes), more than node spends scoring it, so the server gets up to one backend
- * per core (at least two, at most four; the pool has ten connections).
+ * Batches in flight on PostgreSQL: writing costs the server about as much CPU as node spends preparing
+ * the rows, so the server gets up to one backend per core (at least two, at most four; the pool has
+ * ten connections). PGlite runs one transaction at a time anyway.
  */
-const SIGNAL_WRITE_DEPTH = Math.min(4, Math.max(2, availableParallelism()));
+function writeDepth(ctx: PipelineContext): number {
+  return ctx.db.kind === 'postgres' ? Math.min(4, Math.max(2, availableParallelism())) : 1;
+}
+
+/**
+ * Resolving, classifying and scoring are synchronous; a batch of them would hold the event loop for
+ * tens of milliseconds while the writes in flight wait to send their next statement. Yielding every few
+ * hundred awards lets those transactions move on, so node and the server work at the same time.
+ */
+const YIELD_EVERY = 250;
+const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Every contract's trailing statistics, one sliding pass per ticker instead of a sort per contract. */
 function trailingById(
