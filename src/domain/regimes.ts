@@ -53,6 +53,19 @@ export function computeRegime(input: RegimeInput): RegimeResult | null {
 
 /** Callers promise ascending candles, but the no-look-ahead rule is checked here, not trusted. */
 function closesUpTo(candles: readonly Candle[], asOf: string): { closes: number[]; lastDate: string } {
+  // Fast path (what callers pass): strictly ascending dates; the closes are a prefix.
+  const closes: number[] = [];
+  let previous = '';
+  for (const candle of candles) {
+    if (candle.date <= previous) return closesUpToUnsorted(candles, asOf);
+    previous = candle.date;
+    if (candle.date <= asOf) closes.push(candle.adjClose);
+  }
+  const last = candles[closes.length - 1];
+  return { closes, lastDate: last?.date ?? asOf };
+}
+
+function closesUpToUnsorted(candles: readonly Candle[], asOf: string): { closes: number[]; lastDate: string } {
   const kept = candles.filter((c) => c.date <= asOf).sort((a, b) => (a.date < b.date ? -1 : 1));
   return { closes: kept.map((c) => c.adjClose), lastDate: kept[kept.length - 1]?.date ?? asOf };
 }
@@ -95,9 +108,19 @@ function relativeReturn(closes: readonly number[], benchmarkReturn: number): num
 function volPercentile(closes: readonly number[], today: number): number {
   const history: number[] = [];
   const first = Math.max(21, closes.length - TRADING_DAYS_PER_YEAR + 1);
+  // realizedVol of each 21-close window, with the same operations in the same order (so the same
+  // floating-point results), from log returns computed once instead of once per window.
+  const returns = new Float64Array(closes.length);
+  for (let i = Math.max(1, first - 20); i < closes.length; i++) {
+    returns[i] = Math.log((closes[i] ?? 0) / (closes[i - 1] ?? 1));
+  }
   for (let end = first; end <= closes.length; end++) {
-    const vol = realizedVol(closes.slice(end - 21, end), 20);
-    if (vol !== null) history.push(vol);
+    let sum = 0;
+    for (let i = end - 20; i < end; i++) sum += returns[i] ?? 0;
+    const mean = sum / 20;
+    let squares = 0;
+    for (let i = end - 20; i < end; i++) squares += ((returns[i] ?? 0) - mean) ** 2;
+    history.push(Math.sqrt((squares / 19) * TRADING_DAYS_PER_YEAR));
   }
   if (history.length === 0) return 0.5;
   const eps = 1e-12;

@@ -161,7 +161,11 @@ const COPY_ESCAPES: Record<string, string> = {
 
 function copyField(value: unknown): string {
   if (value === null || value === undefined) return '\\N';
-  const text =
-    typeof value === 'string' ? value : typeof value === 'object' ? JSON.stringify(value) : String(value);
+  if (typeof value === 'object') {
+    // JSON text has no raw control characters (JSON.stringify escapes them): only backslashes to double.
+    const json = JSON.stringify(value);
+    return json.includes('\\') ? json.replaceAll('\\', '\\\\') : json;
+  }
+  const text = typeof value === 'string' ? value : String(value);
   return COPY_SPECIAL.test(text) ? text.replace(/[\\\t\n\r\0]/g, (c) => COPY_ESCAPES[c] ?? c) : text;
 }
