@@ -193,14 +193,18 @@ async function tallyUnmatched(
   const entries = [...tally.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   await tx.query(
     `INSERT INTO unmatched_recipients (name_norm, sample_name, award_count, total_value)
-     SELECT * FROM unnest($1::text[], $2::text[], $3::int[], $4::int8[])
+     SELECT * FROM json_to_recordset($1::json) AS t(name_norm text, sample_name text, award_count int, total_value int8)
      ON CONFLICT (name_norm) DO UPDATE SET award_count = unmatched_recipients.award_count + EXCLUDED.award_count,
        total_value = unmatched_recipients.total_value + EXCLUDED.total_value`,
     [
-      entries.map(([k]) => k),
-      entries.map(([, v]) => v.sample),
-      entries.map(([, v]) => v.count),
-      entries.map(([, v]) => v.total),
+      JSON.stringify(
+        entries.map(([name, v]) => ({
+          name_norm: name,
+          sample_name: v.sample,
+          award_count: v.count,
+          total_value: v.total,
+        })),
+      ),
     ],
   );
 }

@@ -12,10 +12,10 @@ export interface Queryable {
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
-/** A connection that can also bulk-load: `COPY table (columns) FROM STDIN` with text-format rows. */
+/** A connection that can also bulk-load: `COPY table (columns) FROM STDIN`. */
 export interface Loader extends Queryable {
-  /** `rows`: COPY text format, one line per row (see `copyText`), tab-separated, `\N` for null. */
-  copyFrom(table: string, columns: readonly string[], rows: string): Promise<void>;
+  /** Values in `columns` order; encoded as COPY text (see `copyText`) and streamed to the server. */
+  copyFrom(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void>;
 }
 
 export interface Db extends Loader {
@@ -66,8 +66,9 @@ async function openPglite(dir: string | undefined, snapshot?: Blob): Promise<Db>
   const run = async <T>(q: PGlite | Transaction, text: string, params?: readonly unknown[]) =>
     (await q.query<T>(text, params ? [...params] : undefined)).rows;
   // PGlite reads COPY data from a blob it exposes to the server as /dev/blob.
-  const copy = async (q: PGlite | Transaction, table: string, columns: readonly string[], rows: string) => {
-    await q.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob: new Blob([rows]) });
+  const copy = async (q: PGlite | Transaction, table: string, columns: readonly string[], rows: Rows) => {
+    const blob = new Blob([copyText(rows)]);
+    await q.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob });
   };
   const loader = (q: PGlite | Transaction): Loader => ({
     query: (text, params) => run(q, text, params),
@@ -94,9 +95,11 @@ async function openPostgres(url: string): Promise<Db> {
   });
   const run = async <T>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
     (await client.query(text, params ? [...params] : undefined)).rows as T[];
-  const copy = async (client: pg.PoolClient, table: string, columns: readonly string[], rows: string) => {
+  // Encoded a few hundred rows at a time as the socket drains: the server parses the first rows while
+  // node encodes the rest, and other work in flight gets the event loop between pieces.
+  const copy = async (client: pg.PoolClient, table: string, columns: readonly string[], rows: Rows) => {
     const sink = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-    await pipeline(Readable.from([rows]), sink);
+    await pipeline(Readable.from(copyPieces(rows, 500), { objectMode: false }), sink);
   };
   return {
     kind: 'postgres',
@@ -133,14 +136,21 @@ async function openPostgres(url: string): Promise<Db> {
   };
 }
 
+type Rows = readonly (readonly unknown[])[];
+
+function* copyPieces(rows: Rows, size: number): Generator<string> {
+  for (let start = 0; start < rows.length; start += size) yield copyText(rows, start, start + size);
+}
+
 /**
- * Rows in COPY text format: tab-separated, `\N` for null, backslash escapes for backslash, tab,
+ * Rows (from `start` to before `end`) in COPY text format: tab-separated, `\N` for null, backslash escapes for backslash, tab,
  * newline and carriage return; objects are written as JSON (for json/jsonb columns). PostgreSQL text
  * cannot hold NUL, so NUL characters are dropped.
  */
-export function copyText(rows: readonly (readonly unknown[])[]): string {
+export function copyText(rows: Rows, start = 0, end = rows.length): string {
   let out = '';
-  for (const row of rows) {
+  for (let r = start; r < Math.min(end, rows.length); r++) {
+    const row = rows[r] ?? [];
     for (let i = 0; i < row.length; i++) {
       if (i > 0) out += '\t';
       out += copyField(row[i]);

@@ -1,5 +1,5 @@
 import type { AwardRecord, Candle, Company, EngineOutput, RegimeResult } from '../domain/types.ts';
-import { copyText, type Loader, type Queryable } from './db.ts';
+import type { Loader, Queryable } from './db.ts';
 
 /**
  * Multi-row writes are one statement per batch, same SQL on PGlite and pg: small tables go through
@@ -99,7 +99,7 @@ async function staged<T>(
   await tx.copyFrom(
     table,
     columns.map(([name]) => name),
-    copyText(rows),
+    rows,
   );
   const result = await tx.query<T>(upsert(table), params);
   await tx.query(`DROP TABLE ${table}`);
@@ -139,9 +139,12 @@ export async function upsertContracts(
 ): Promise<{ id: string; inserted: boolean }[]> {
   const stamp = now.toISOString();
   if (rows.length <= SMALL_BATCH) return upsertContractRows(tx, rows, stamp);
-  const stored = await tx.query<{ id: string }>('SELECT id FROM contracts WHERE id = ANY($1::text[])', [
-    rows.map((r) => r.award.id),
-  ]);
+  // Ids sent as one newline-separated text (no array literal to escape element by element). An id that
+  // itself held a newline would only look unstored: its COPY would fail and the batch be upserted.
+  const stored = await tx.query<{ id: string }>(
+    `SELECT id FROM contracts WHERE id = ANY(string_to_array($1, E'\\n'))`,
+    [rows.map((r) => r.award.id).join('\n')],
+  );
   const known = new Set(stored.map((r) => r.id));
   const fresh = rows.filter((r) => !known.has(r.award.id));
   if (fresh.length === 0) return upsertContractRows(tx, rows, stamp);
@@ -230,7 +233,7 @@ async function copyFresh(
 ): Promise<boolean> {
   await tx.query('SAVEPOINT copy_fresh');
   try {
-    await tx.copyFrom(table, columns, copyText(rows));
+    await tx.copyFrom(table, columns, rows);
   } catch (error) {
     if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
     await tx.query('ROLLBACK TO SAVEPOINT copy_fresh');
