@@ -51,23 +51,46 @@ export function computeRegime(input: RegimeInput): RegimeResult | null {
   };
 }
 
+/**
+ * The features read at most the last 273 closes (a year of 20-day volatility windows) and need 200;
+ * closes further back cannot change a regime, so at most this many are taken.
+ */
+const LOOKBACK_CLOSES = 400;
+
+/** Series already checked to be in strictly ascending date order (checked once per array). */
+const ascending = new WeakSet<readonly Candle[]>();
+
 /** Callers promise ascending candles, but the no-look-ahead rule is checked here, not trusted. */
 function closesUpTo(candles: readonly Candle[], asOf: string): { closes: number[]; lastDate: string } {
-  // Fast path (what callers pass): strictly ascending dates; the closes are a prefix.
-  const closes: number[] = [];
-  let previous = '';
-  for (const candle of candles) {
-    if (candle.date <= previous) return closesUpToUnsorted(candles, asOf);
-    previous = candle.date;
-    if (candle.date <= asOf) closes.push(candle.adjClose);
+  if (!ascending.has(candles)) {
+    for (let i = 1; i < candles.length; i++) {
+      if ((candles[i] as Candle).date <= (candles[i - 1] as Candle).date)
+        return closesUpToUnsorted(candles, asOf);
+    }
+    ascending.add(candles);
   }
-  const last = candles[closes.length - 1];
-  return { closes, lastDate: last?.date ?? asOf };
+  // First index dated after asOf: everything before it is on or before asOf.
+  let lo = 0;
+  let hi = candles.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((candles[mid] as Candle).date <= asOf) lo = mid + 1;
+    else hi = mid;
+  }
+  const closes: number[] = [];
+  for (let i = Math.max(0, lo - LOOKBACK_CLOSES); i < lo; i++) closes.push((candles[i] as Candle).adjClose);
+  return { closes, lastDate: candles[lo - 1]?.date ?? asOf };
 }
 
-function closesUpToUnsorted(candles: readonly Candle[], asOf: string): { closes: number[]; lastDate: string } {
+function closesUpToUnsorted(
+  candles: readonly Candle[],
+  asOf: string,
+): { closes: number[]; lastDate: string } {
   const kept = candles.filter((c) => c.date <= asOf).sort((a, b) => (a.date < b.date ? -1 : 1));
-  return { closes: kept.map((c) => c.adjClose), lastDate: kept[kept.length - 1]?.date ?? asOf };
+  return {
+    closes: kept.slice(-LOOKBACK_CLOSES).map((c) => c.adjClose),
+    lastDate: kept[kept.length - 1]?.date ?? asOf,
+  };
 }
 
 function periodReturn(closes: readonly number[], n: number): number | null {

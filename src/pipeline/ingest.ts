@@ -2,7 +2,7 @@ import { availableParallelism } from 'node:os';
 import { classify } from '../domain/classifier.ts';
 import { computeRegime } from '../domain/regimes.ts';
 import { type DatedValue, trailingStatsMany } from '../domain/trailing.ts';
-import type { AwardRecord, Candle, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
+import type { AwardRecord, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
 import { timeOrderedId } from '../store/ids.ts';
 import {
@@ -326,32 +326,10 @@ function regimeAt(
 ): RegimeResult | null {
   const cached = cache.get(date);
   if (cached !== undefined) return cached;
-  const { spy, xli, ita } = ctx.benchmarks;
-  const regime = computeRegime({
-    asOf: date,
-    spy: barsUpTo(spy, date),
-    xli: barsUpTo(xli, date),
-    ita: barsUpTo(ita, date),
-  });
+  // The whole series: computeRegime checks each array's order once and reads only what precedes the date.
+  const regime = computeRegime({ asOf: date, ...ctx.benchmarks });
   cache.set(date, regime);
   return regime;
-}
-
-/**
- * The regime reads at most about 300 bars (a year of 20-day volatility); handing it only the bars up
- * to the date, bounded, keeps a run over many award dates linear instead of quadratic.
- */
-const REGIME_BARS = 400;
-
-function barsUpTo(series: readonly Candle[], date: string): Candle[] {
-  let lo = 0;
-  let hi = series.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((series[mid]?.date ?? '') <= date) lo = mid + 1;
-    else hi = mid;
-  }
-  return series.slice(Math.max(0, lo - REGIME_BARS), lo);
 }
 
 async function loadHistory(db: Queryable, tickers: string[]): Promise<Map<string, DatedValue[]>> {
