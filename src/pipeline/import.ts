@@ -172,6 +172,13 @@ export async function importAwardFile(
   const runStart = ctx.now();
   let pending: AwardRecord[] = [];
   const leftovers: string[] = [];
+  // The contracts to score, kept from the store step (≈ 200 bytes each) unless there are too many; then
+  // they are read back from the database in groups.
+  let toScore: ScoredContract[] | null = [];
+  const keep = (contracts: readonly ScoredContract[]) => {
+    if (toScore && toScore.length + contracts.length <= GROUP) toScore.push(...contracts);
+    else toScore = null;
+  };
   // One chunk is stored while the next one is read and parsed, so the server works while node parses.
   let storing: Promise<void> = Promise.resolve();
   const flush = async () => {
@@ -181,7 +188,7 @@ export async function importAwardFile(
     await storing;
     storing = (async () => {
       leftovers.push(...(await unscoredAmong(ctx, chunk)));
-      addCounts(result, await ingestAwards(ctx, chunk, { score: false }));
+      addCounts(result, await ingestAwards(ctx, chunk, { score: false, onUnscored: keep }));
       options.log?.(`import: ${result.received} records read, ${result.rejectedTotal} rejected`);
     })();
     // Awaited at the next flush or after the last chunk; this only keeps a failure from counting as unhandled meanwhile.
@@ -204,7 +211,20 @@ export async function importAwardFile(
   // Scoring after the last chunk gives every chunk the trailing statistics of the whole file, as one
   // pipeline run would. Leftovers of an earlier import that stopped before scoring are unchanged now,
   // so they are named separately.
-  const selections: StoredSelection[] = [{ kind: 'changed-since', since: runStart }];
+  const selections: StoredSelection[] = [];
+  if (toScore === null) selections.push({ kind: 'changed-since', since: runStart });
+  else if (toScore.length > 0) {
+    const engines = engineList(ctx);
+    const total = toScore.length;
+    options.log?.(`score: ${engines}: ${total} contracts to score`);
+    result.signals_created += await scoreContracts(ctx, toScore, {
+      onProgress: (_stage, done) => {
+        if (done === total || done % 50_000 === 0)
+          options.log?.(`score: ${engines}: ${done}/${total} contracts`);
+      },
+    });
+    result.scored += total;
+  }
   if (leftovers.length > 0) selections.push({ kind: 'ids', ids: leftovers });
   for (const selection of selections) {
     const scored = await scoreStored(ctx, selection, options.log);
@@ -319,7 +339,7 @@ async function scoreWhere(
     where.params,
   );
   const total = perTicker.reduce((sum, row) => sum + row.n, 0);
-  const engines = ctx.engines.map((e) => `${e.name} ${e.version}`).join(', ');
+  const engines = engineList(ctx);
   if (total > 0) log?.(`score: ${engines}: ${total} contracts to score`);
   let done = 0;
   let created = 0;
@@ -339,6 +359,9 @@ async function scoreWhere(
   }
   return { contracts: done, created };
 }
+
+const engineList = (ctx: PipelineContext): string =>
+  ctx.engines.map((e) => `${e.name} ${e.version}`).join(', ');
 
 function groupTickers(perTicker: readonly { ticker: string; n: number }[]): string[][] {
   const groups: string[][] = [];

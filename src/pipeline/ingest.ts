@@ -35,6 +35,8 @@ export interface IngestOptions {
   onProgress?: (stage: string, done: number, total: number) => void;
   /** false: store only; a caller writing one run in several calls scores it once at the end. */
   score?: boolean;
+  /** With `score: false`: receives the stored contracts that scoring would have taken (matched, new or changed). */
+  onUnscored?: (contracts: readonly ScoredContract[]) => void;
 }
 
 /**
@@ -101,7 +103,10 @@ export async function ingestAwards(
     );
   }
   await writes.drain();
-  if (options.score === false) return counts;
+  if (options.score === false) {
+    options.onUnscored?.(changed);
+    return counts;
+  }
   counts.signals_created = await scoreContracts(ctx, changed, { batchSize, onProgress: progress });
   return counts;
 }
