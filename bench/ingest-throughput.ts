@@ -392,8 +392,9 @@ async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
 }
 
 interface CpuSample {
-  /** Seconds since the import started. */
+  /** Seconds since the import started, and the length of the interval sampled. */
   t: number;
+  seconds: number;
   phase: string;
   /** CPU in use over the last interval, in cores: node, PostgreSQL, the whole machine. */
   node: number;
@@ -427,6 +428,7 @@ function sampleCpu(db: Db, phase: () => string): { stop: () => Promise<CpuSample
       const seconds = (at - last.at) / 1000;
       samples.push({
         t: (at - start) / 1000,
+        seconds,
         phase: phase(),
         node: (node.user - last.node.user + node.system - last.node.system) / 1e6 / seconds,
         server: server !== null && last.server !== null ? (server - last.server) / 1000 / seconds : null,
@@ -453,12 +455,17 @@ function phaseUse(samples: readonly CpuSample[]): string[] {
   for (const phase of ['store', 'score']) {
     const own = samples.filter((s) => s.phase === phase);
     if (own.length === 0) continue;
+    // Weighted by interval: the sampler wakes late while the event loop is busy.
     const mean = (pick: (s: CpuSample) => number | null) => {
-      const values = own.map(pick).filter((v): v is number => v !== null);
-      return values.length ? (values.reduce((a, b) => a + b, 0) / values.length).toFixed(2) : '–';
+      const kept = own.filter((s) => pick(s) !== null);
+      const seconds = kept.reduce((sum, s) => sum + s.seconds, 0);
+      return seconds > 0
+        ? (kept.reduce((sum, s) => sum + (pick(s) ?? 0) * s.seconds, 0) / seconds).toFixed(2)
+        : '–';
     };
     lines.push(
-      `CPU in use while ${phase === 'store' ? 'parsing and storing contracts' : 'scoring and storing signals'} (${own.length} s): ` +
+      `CPU in use while ${phase === 'store' ? 'parsing and storing contracts' : 'scoring and storing signals'} ` +
+        `(${own.reduce((sum, s) => sum + s.seconds, 0).toFixed(1)} s): ` +
         `node ${mean((s) => s.node)}, PostgreSQL ${mean((s) => s.server)}, whole machine ${mean((s) => s.machine)} of ${cpus().length} cores`,
     );
   }

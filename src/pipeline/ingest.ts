@@ -297,7 +297,7 @@ function writeDepth(ctx: PipelineContext): number {
  * tens of milliseconds while the writes in flight wait to send their next statement. Yielding every few
  * hundred awards lets those transactions move on, so node and the server work at the same time.
  */
-const YIELD_EVERY = 250;
+const YIELD_EVERY = 50;
 const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Every contract's trailing statistics, one sliding pass per ticker instead of a sort per contract. */
