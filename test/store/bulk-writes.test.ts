@@ -7,6 +7,7 @@ import { ingestAwards } from '../../src/pipeline/ingest.ts';
 import { copyText, type Db } from '../../src/store/db.ts';
 import { timeOrderedId } from '../../src/store/ids.ts';
 import { type SignalWrite, upsertContracts, upsertSignals } from '../../src/store/writes.ts';
+import { lockheedAward } from '../support/awards.ts';
 import { seededDb } from '../support/db.ts';
 
 describe('COPY text encoding', () => {
@@ -44,24 +45,15 @@ describe('bulk ingest writes (COPY paths)', () => {
   });
   after(async () => db.close());
 
-  // Lockheed Martin is in the shipped aliases, so these awards are matched and scored.
-  const award = (i: number, extra: Partial<AwardRecord> = {}): AwardRecord => ({
-    id: `CONT_AWD_BULKTEST${String(i).padStart(5, '0')}_9700_-NONE-_-NONE-`,
-    piid: `BULKTEST${i}`,
-    recipientName: 'LOCKHEED MARTIN CORPORATION',
-    recipientUei: null,
-    parentName: null,
-    parentUei: null,
-    awardingAgency: 'Department of Defense',
-    awardingSubAgency: 'Department of the Navy',
-    value: 1_000_000 + i * 1000,
-    awardDate: '2024-03-15',
-    description: `F-35 SUSTAINMENT LOT ${i}`,
-    naics: '336411',
-    psc: '1510',
-    sourceModifiedAt: '2024-03-20T00:00:00Z',
-    ...extra,
-  });
+  const award = (i: number, overrides: Partial<AwardRecord> = {}): AwardRecord =>
+    lockheedAward(`BULKTEST${String(i).padStart(5, '0')}`, {
+      value: 1_000_000 + i * 1000,
+      description: `F-35 SUSTAINMENT LOT ${i}`,
+      naics: '336411',
+      psc: '1510',
+      sourceModifiedAt: '2024-03-20T00:00:00Z',
+      ...overrides,
+    });
 
   test('a batch above the small-batch size round-trips text with tabs, newlines, backslashes and quotes', async () => {
     const tricky = 'LINE ONE\nLINE\tTWO \\ "QUOTED" \r END';

@@ -4,6 +4,7 @@ import { setUserPlan } from '../../src/store/accounts.ts';
 import type { Db } from '../../src/store/db.ts';
 import { deliveryBody, enqueueSignalCreated } from '../../src/webhooks/outbox.ts';
 import { testConfig } from '../support/app.ts';
+import { lockheedAward } from '../support/awards.ts';
 import { seededDb } from '../support/db.ts';
 import { makeWebhook } from './helpers.ts';
 
@@ -113,22 +114,12 @@ describe('the ingest pipeline', () => {
       await makeWebhook(db, config, 'https://receiver.test:9/b'),
     ];
     const ctx = await createPipelineContext(db, { signalThreshold: 60 });
-    const award = (n: number, value: number) => ({
-      id: `CONT_AWD_OUTBOX${n}_9700_-NONE-_-NONE-`,
-      piid: `OUTBOX${n}`,
-      recipientName: 'LOCKHEED MARTIN CORPORATION',
-      recipientUei: null,
-      parentName: null,
-      parentUei: null,
-      awardingAgency: 'Department of Defense',
-      awardingSubAgency: 'Department of the Navy',
-      value,
-      awardDate: '2024-02-15',
-      description: 'F-35 LIGHTNING II AIRCRAFT PRODUCTION LOT 18',
-      naics: null,
-      psc: null,
-      sourceModifiedAt: null,
-    });
+    const award = (n: number, value: number) =>
+      lockheedAward(`OUTBOX${n}`, {
+        value,
+        awardDate: '2024-02-15',
+        description: 'F-35 LIGHTNING II AIRCRAFT PRODUCTION LOT 18',
+      });
     const awards = [award(1, 9_000_000_000), award(2, 1_200_000)];
     await ingestAwards(ctx, awards);
     const [high] = await db.query<{ n: number }>(
