@@ -19,6 +19,7 @@ import {
   ingestAwards,
   type ScoredContract,
   scoreContracts,
+  yieldToIo,
   zeroCounts,
 } from './ingest.ts';
 
@@ -197,7 +198,7 @@ export async function importAwardFile(
   let read = 0;
   for await (const item of format === 'csv' ? csvItems(source) : jsonItems(source)) {
     // Parsed records arrive as microtasks; let the chunk being stored send its next statement now and then.
-    if (++read % 1000 === 0) await new Promise((resolve) => setImmediate(resolve));
+    if (++read % 1000 === 0) await yieldToIo();
     if (item.ok) pending.push(item.award);
     else {
       result.received += 1;

@@ -294,11 +294,12 @@ function writeDepth(ctx: PipelineContext): number {
 
 /**
  * Resolving, classifying and scoring are synchronous; a batch of them would hold the event loop for
- * tens of milliseconds while the writes in flight wait to send their next statement. Yielding every few
- * hundred awards lets those transactions move on, so node and the server work at the same time.
+ * tens of milliseconds while the writes in flight wait to send their next statement. Yielding every 50
+ * awards (about a millisecond of work) lets those transactions move on, so node and the server work at
+ * the same time.
  */
 const YIELD_EVERY = 50;
-const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+export const yieldToIo = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** Every contract's trailing statistics, one sliding pass per ticker instead of a sort per contract. */
 function trailingById(

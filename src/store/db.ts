@@ -12,13 +12,13 @@ export interface Queryable {
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
 }
 
-/** A connection that can also bulk-load: `COPY table (columns) FROM STDIN`. */
+/** A transaction's connection, which can also bulk-load: `COPY table (columns) FROM STDIN`. */
 export interface Loader extends Queryable {
   /** Values in `columns` order; encoded as COPY text (see `copyText`) and streamed to the server. */
   copyFrom(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void>;
 }
 
-export interface Db extends Loader {
+export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
   /** Runs several statements separated by semicolons, no parameters. */
   exec(sql: string): Promise<void>;
@@ -76,7 +76,7 @@ async function openPglite(dir: string | undefined, snapshot?: Blob): Promise<Db>
   });
   return {
     kind: 'pglite',
-    ...loader(db),
+    query: (text, params) => run(db, text, params),
     exec: async (sql) => {
       await db.exec(sql);
     },
@@ -104,14 +104,6 @@ async function openPostgres(url: string): Promise<Db> {
   return {
     kind: 'postgres',
     query: (text, params) => run(pool, text, params),
-    copyFrom: async (table, columns, rows) => {
-      const client = await pool.connect();
-      try {
-        await copy(client, table, columns, rows);
-      } finally {
-        client.release();
-      }
-    },
     exec: async (sql) => {
       await pool.query(sql);
     },
@@ -143,9 +135,9 @@ function* copyPieces(rows: Rows, size: number): Generator<string> {
 }
 
 /**
- * Rows (from `start` to before `end`) in COPY text format: tab-separated, `\N` for null, backslash escapes for backslash, tab,
- * newline and carriage return; objects are written as JSON (for json/jsonb columns). PostgreSQL text
- * cannot hold NUL, so NUL characters are dropped.
+ * Rows (from `start` to before `end`) in COPY text format: tab-separated, `\N` for null, backslash
+ * escapes for backslash, tab, newline and carriage return; objects are written as JSON (for json/jsonb
+ * columns). PostgreSQL text cannot hold NUL, so NUL characters are dropped.
  */
 export function copyText(rows: Rows, start = 0, end = rows.length): string {
   let out = '';

@@ -3,7 +3,6 @@ import type { Queryable } from './db.ts';
 import {
   CONTRACT_COLUMNS,
   type ContractRow,
-  SIGNAL_COLUMNS,
   type SignalRow,
   signalColumns,
   toContract,

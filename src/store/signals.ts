@@ -4,7 +4,6 @@ import { Where } from './events.ts';
 import {
   CONTRACT_COLUMNS,
   type ContractRow,
-  SIGNAL_COLUMNS,
   type SignalRow,
   signalColumns,
   toContract,

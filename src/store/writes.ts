@@ -146,26 +146,14 @@ export async function upsertContracts(
     [rows.map((r) => r.award.id).join('\n')],
   );
   const known = new Set(stored.map((r) => r.id));
-  const fresh = rows.filter((r) => !known.has(r.award.id));
-  if (fresh.length === 0) return upsertContractRows(tx, rows, stamp);
-  const copied = await copyFresh(
-    tx,
-    'contracts',
-    [...CONTRACT_STAGE.map(([name]) => name), 'first_seen_at', 'updated_at'],
-    fresh.map((r) => [...contractRecord(r), stamp, stamp]),
-  );
-  // Not copied: another run stored some of them meanwhile, so the whole batch is upserted.
-  if (!copied) return upsertContractRows(tx, rows, stamp);
-  const written = fresh.map((r) => ({ id: r.award.id, inserted: true }));
-  if (fresh.length === rows.length) return written;
-  return [
-    ...written,
-    ...(await upsertContractRows(
-      tx,
-      rows.filter((r) => known.has(r.award.id)),
-      stamp,
-    )),
-  ];
+  return copyFreshOrUpsert(tx, rows, {
+    fresh: rows.filter((r) => !known.has(r.award.id)),
+    table: 'contracts',
+    columns: [...CONTRACT_STAGE.map(([name]) => name), 'first_seen_at', 'updated_at'],
+    record: (r) => [...contractRecord(r), stamp, stamp],
+    written: (r) => ({ id: r.award.id, inserted: true }),
+    upsert: (some) => upsertContractRows(tx, some, stamp),
+  });
 }
 
 function upsertContractRows(
@@ -221,26 +209,39 @@ function contractRecord({ award: a, ...r }: ResolvedAward): unknown[] {
 }
 
 /**
- * COPYs rows that should not exist yet straight into `table` (the cheapest way in: no conflict checks,
- * batched heap writes). If another transaction stored one of them meanwhile, the unique violation is
- * rolled back to a savepoint and false returned, so the caller upserts them instead.
+ * Writes `fresh` (rows that should not exist yet) by COPY straight into `table` — the cheapest way in:
+ * no conflict checks, batched heap writes — and upserts the other rows. If another transaction stored
+ * one of the fresh rows meanwhile, the unique violation is rolled back to a savepoint and the whole
+ * batch upserted instead.
  */
-async function copyFresh(
+async function copyFreshOrUpsert<R, W>(
   tx: Loader,
-  table: string,
-  columns: readonly string[],
-  rows: readonly (readonly unknown[])[],
-): Promise<boolean> {
+  rows: readonly R[],
+  plan: {
+    fresh: readonly R[];
+    table: string;
+    columns: readonly string[];
+    record: (row: R) => unknown[];
+    /** What the upsert would have answered for a fresh row. */
+    written: (row: R) => W;
+    upsert: (rows: readonly R[]) => Promise<W[]>;
+  },
+): Promise<W[]> {
+  const { fresh } = plan;
+  if (fresh.length === 0) return plan.upsert(rows);
   await tx.query('SAVEPOINT copy_fresh');
   try {
-    await tx.copyFrom(table, columns, rows);
+    await tx.copyFrom(plan.table, plan.columns, fresh.map(plan.record));
   } catch (error) {
     if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
     await tx.query('ROLLBACK TO SAVEPOINT copy_fresh');
-    return false;
+    return plan.upsert(rows);
   }
   await tx.query('RELEASE SAVEPOINT copy_fresh');
-  return true;
+  const written = fresh.map(plan.written);
+  if (fresh.length === rows.length) return written;
+  const copied = new Set(fresh);
+  return [...written, ...(await plan.upsert(rows.filter((r) => !copied.has(r))))];
 }
 
 const UNIQUE_VIOLATION = '23505';
@@ -322,32 +323,20 @@ export async function upsertSignals(
   now: Date,
 ): Promise<SignalWritten[]> {
   const stamp = now.toISOString();
-  const fresh = rows.length <= SMALL_BATCH ? [] : rows.filter((r) => r.unscored);
-  if (fresh.length === 0) return upsertSignalRows(tx, rows, stamp);
-  const copied = await copyFresh(
-    tx,
-    'signals',
-    [...SIGNAL_STAGE.map(([name]) => name), 'computed_at'],
-    fresh.map((r) => [...signalRecord(r), stamp]),
-  );
-  // Not copied: another run scored some of them meanwhile, so the whole batch is upserted.
-  if (!copied) return upsertSignalRows(tx, rows, stamp);
-  const written = fresh.map(({ id, contractId, engine, output }) => ({
-    id,
-    contract_id: contractId,
-    engine_name: engine.name,
-    signal_score: output.scores.signal,
-    inserted: true,
-  }));
-  if (fresh.length === rows.length) return written;
-  return [
-    ...written,
-    ...(await upsertSignalRows(
-      tx,
-      rows.filter((r) => !r.unscored),
-      stamp,
-    )),
-  ];
+  return copyFreshOrUpsert(tx, rows, {
+    fresh: rows.length <= SMALL_BATCH ? [] : rows.filter((r) => r.unscored),
+    table: 'signals',
+    columns: [...SIGNAL_STAGE.map(([name]) => name), 'computed_at'],
+    record: (r) => [...signalRecord(r), stamp],
+    written: ({ id, contractId, engine, output }) => ({
+      id,
+      contract_id: contractId,
+      engine_name: engine.name,
+      signal_score: output.scores.signal,
+      inserted: true,
+    }),
+    upsert: (some) => upsertSignalRows(tx, some, stamp),
+  });
 }
 
 function upsertSignalRows(tx: Loader, rows: readonly SignalWrite[], stamp: string): Promise<SignalWritten[]> {
