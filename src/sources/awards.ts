@@ -47,10 +47,13 @@ export const UNKNOWN_AGENCY = 'Unknown';
 // ---------------------------------------------------------------------------------------------
 // Field helpers
 
-/** Trimmed non-empty string, or null for absent/blank values. Numbers are stringified. */
+/**
+ * Trimmed non-empty string, or null for absent/blank values. Numbers are stringified. NUL characters are
+ * dropped: PostgreSQL text cannot hold them, so a record carrying one would otherwise fail to store.
+ */
 export function textValue(v: unknown): string | null {
   if (typeof v === 'string') {
-    const t = v.trim();
+    const t = (v.includes('\0') ? v.replaceAll('\0', '') : v).trim();
     return t === '' ? null : t;
   }
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);

@@ -43,6 +43,17 @@ function rejectMessage(rec: Record<string, unknown>): string {
   return r.ok ? '' : r.message;
 }
 
+test('normalizeBulkRecord: NUL characters, which PostgreSQL text cannot hold, are dropped', () => {
+  const a = ok({
+    ...base,
+    recipient_name: 'THE BOEING\u0000 COMPANY',
+    prime_award_base_transaction_description: 'F-15\u0000EX',
+  });
+  assert.equal(a.recipientName, 'THE BOEING COMPANY');
+  assert.equal(a.description, 'F-15EX');
+  assert.match(rejectMessage({ ...base, recipient_name: '\u0000 ' }), /recipient/);
+});
+
 test('normalizeBulkRecord: minimal record, rounding, derived agency, unknown columns ignored', () => {
   const a = ok({ ...base, some_unknown_column: 'x' });
   assert.deepEqual(a, {
