@@ -23,6 +23,7 @@ import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
 import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { type Db, openDb } from '../src/store/db.ts';
 import { timeOrderedId } from '../src/store/ids.ts';
+import { encodeRationale } from '../src/store/rows.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { insertAliases, upsertCompanies } from '../src/store/writes.ts';
 import {
@@ -542,7 +543,7 @@ function makeBatch(
       output.scores.importance,
       output.scores.confidence,
       output.scores.risk,
-      JSON.stringify(output.rationale),
+      encodeRationale(output.rationale),
       computedAt,
     ]);
     const regime = WITH_REGIMES ? regimeOf(day) : undefined;
@@ -567,7 +568,7 @@ async function insertBatch(db: Db, batch: Batch): Promise<void> {
       `INSERT INTO signals (id, contract_id, ticker, engine_name, engine_version, engine_tier, signal_score,
          importance_score, confidence_score, risk_score, rationale, computed_at)
        SELECT u.id, u.contract_id, u.ticker, $10, $11, $12, u.s, u.i, u.c, u.r, u.rationale, u.computed_at
-       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int[], $8::json[],
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::int[], $6::int[], $7::int[], $8::text[],
          $9::timestamptz[]) AS u(id, contract_id, ticker, s, i, c, r, rationale, computed_at)`,
       [...batch.signals.slice(0, 9), engineName, engineVersion, engineTier],
     );

@@ -7,11 +7,11 @@
  * then prints, per engine, deciles, 10-point buckets and each rule's mean contribution.
  */
 
-import type { RationaleItem } from '../src/domain/types.ts';
 import { mean, sampleStd, scoreDistribution } from '../src/evaluation/stats.ts';
 import { seed } from '../src/pipeline/seed.ts';
 import { openMemoryDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { decodeRationale } from '../src/store/rows.ts';
 
 const out = (line = ''): void => {
   process.stdout.write(`${line}\n`);
@@ -28,7 +28,7 @@ try {
     engine_name: string;
     engine_version: string;
     signal_score: number;
-    rationale: RationaleItem[];
+    rationale: string;
   }>(
     'SELECT engine_name, engine_version, signal_score, rationale FROM signals ORDER BY engine_name, contract_id',
   );
@@ -54,7 +54,7 @@ try {
     out();
     const byRule = new Map<string, number[]>();
     for (const r of mine) {
-      for (const item of r.rationale) {
+      for (const item of decodeRationale(r.rationale)) {
         const list = byRule.get(item.rule) ?? [];
         list.push(item.contribution);
         byRule.set(item.rule, list);

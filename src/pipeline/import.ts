@@ -188,8 +188,9 @@ export async function importAwardFile(
     pending = [];
     await storing;
     storing = (async () => {
-      leftovers.push(...(await unscoredAmong(ctx, chunk)));
-      addCounts(result, await ingestAwards(ctx, chunk, { score: false, onUnscored: keep }));
+      const { stored, unscored } = await storedAmong(ctx, chunk);
+      leftovers.push(...unscored);
+      addCounts(result, await ingestAwards(ctx, chunk, { score: false, onUnscored: keep, stored }));
       options.log?.(`import: ${result.received} records read, ${result.rejectedTotal} rejected`);
     })();
     // Awaited at the next flush or after the last chunk; this only keeps a failure from counting as unhandled meanwhile.
@@ -235,15 +236,25 @@ export async function importAwardFile(
   return result;
 }
 
-/** Stored, matched awards of `awards` without a signal of some current engine version. */
-async function unscoredAmong(ctx: PipelineContext, awards: readonly AwardRecord[]): Promise<string[]> {
-  const rows = await ctx.db.query<{ id: string }>(
-    `SELECT c.id FROM contracts c WHERE c.id = ANY($1::text[]) AND c.ticker IS NOT NULL
-       AND EXISTS (SELECT 1 FROM unnest($2::text[], $3::text[]) AS e(name, version) WHERE NOT EXISTS (
-         SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = e.name AND s.engine_version = e.version))`,
-    [awards.map((a) => a.id), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
+/**
+ * Which awards of the chunk are stored already (one probe for the whole chunk; `ingestAwards` then
+ * copies the others straight in), and which stored, matched ones lack a signal of some current engine
+ * version (left over by an import that stopped before scoring). Ids are sent as one newline-separated
+ * text: an id holding a newline would only look unstored, and its copy fall back to the upsert.
+ */
+async function storedAmong(
+  ctx: PipelineContext,
+  awards: readonly AwardRecord[],
+): Promise<{ stored: Set<string>; unscored: string[] }> {
+  const rows = await ctx.db.query<{ id: string; unscored: boolean }>(
+    `SELECT c.id, c.ticker IS NOT NULL AND EXISTS (
+         SELECT 1 FROM unnest($2::text[], $3::text[]) AS e(name, version) WHERE NOT EXISTS (
+           SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = e.name AND s.engine_version = e.version)
+       ) AS unscored
+     FROM contracts c WHERE c.id = ANY(string_to_array($1, E'\\n'))`,
+    [awards.map((a) => a.id).join('\n'), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
   );
-  return rows.map((r) => r.id);
+  return { stored: new Set(rows.map((r) => r.id)), unscored: rows.filter((r) => r.unscored).map((r) => r.id) };
 }
 
 function addCounts(into: AwardFileResult, c: IngestCounts): void {

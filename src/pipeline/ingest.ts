@@ -37,6 +37,11 @@ export interface IngestOptions {
   score?: boolean;
   /** With `score: false`: receives the stored contracts that scoring would have taken (matched, new or changed). */
   onUnscored?: (contracts: readonly ScoredContract[]) => void;
+  /**
+   * Which of `awards` are stored already, probed by the caller just before (a file import probes each
+   * chunk once); without it every batch probes its own ids.
+   */
+  stored?: ReadonlySet<string>;
 }
 
 /**
@@ -83,7 +88,7 @@ export async function ingestAwards(
     await writes.enqueue(
       () =>
         ctx.db.transaction(async (tx) => {
-          const rows = await upsertContracts(tx, batch, ctx.now());
+          const rows = await upsertContracts(tx, batch, ctx.now(), options.stored);
           await tallyUnmatched(tx, batch, new Set(rows.filter((r) => r.inserted).map((r) => r.id)));
           return rows;
         }),

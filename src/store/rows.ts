@@ -1,3 +1,4 @@
+import type { RationaleItem } from '../domain/types.ts';
 import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
 
 /** Column lists shared by every query that returns contracts or signals, so rows map one way. */
@@ -10,8 +11,8 @@ export const SIGNAL_COLUMNS = `s.id AS s_id, s.contract_id AS s_contract_id, s.e
   s.computed_at AS s_computed_at`;
 
 /**
- * The per-rule rationale is the bulk of a signal row (about 1.5 KB of JSON) and only the intelligence
- * tier sees it, so list queries select it only when it will be shown.
+ * The per-rule rationale is the bulk of a signal row (about 600 bytes) and only the intelligence tier
+ * sees it, so list queries select it only when it will be shown.
  */
 export const signalColumns = (withRationale: boolean) =>
   withRationale ? `${SIGNAL_COLUMNS}, s.rationale AS s_rationale` : SIGNAL_COLUMNS;
@@ -28,7 +29,8 @@ export interface SignalRow {
   s_importance_score: number;
   s_confidence_score: number;
   s_risk_score: number;
-  s_rationale?: SignalDto['rationale'];
+  /** Stored form: see `encodeRationale`. */
+  s_rationale?: string;
   s_computed_at: string;
 }
 
@@ -64,6 +66,27 @@ export function toSignal(row: SignalRow): SignalDto | null {
     confidence_score: row.s_confidence_score,
     risk_score: row.s_risk_score,
     computed_at: row.s_computed_at,
-    ...(row.s_rationale === undefined ? {} : { rationale: row.s_rationale }),
+    ...(row.s_rationale === undefined ? {} : { rationale: decodeRationale(row.s_rationale) }),
   };
+}
+
+type StoredRule = [rule: string, weight: number, value: number, contribution: number, detail: string];
+
+/**
+ * A rationale as `signals.rationale` stores it (migration 009): compact JSON text, one array per rule,
+ * `[rule, weight, value, contribution, detail]`; the objects' keys were a third of the bytes.
+ */
+export function encodeRationale(items: readonly RationaleItem[]): string {
+  return JSON.stringify(items.map((r): StoredRule => [r.rule, r.weight, r.value, r.contribution, r.detail]));
+}
+
+/** The API's rationale objects from their stored form. */
+export function decodeRationale(stored: string): RationaleItem[] {
+  return (JSON.parse(stored) as StoredRule[]).map(([rule, weight, value, contribution, detail]) => ({
+    rule,
+    weight,
+    value,
+    contribution,
+    detail,
+  }));
 }

@@ -1,5 +1,6 @@
 import type { AwardRecord, Candle, Company, EngineOutput, RegimeResult } from '../domain/types.ts';
 import type { Loader, Queryable } from './db.ts';
+import { encodeRationale } from './rows.ts';
 
 /**
  * Multi-row writes are one statement per batch, same SQL on PGlite and pg: small tables go through
@@ -131,21 +132,18 @@ const CONTRACT_STAGE = [
  * Upserts by award id. A re-ingested award keeps `first_seen_at`; rows whose source data did not change
  * are left alone, so re-running an import is cheap and reports them as neither inserted nor updated.
  * Ids not stored yet are copied straight into the table; the others go through the staged upsert.
+ * `stored`: the ids among `rows` the caller found stored just before (else they are probed here); one
+ * stored meanwhile by another run makes the copy fail and the batch be upserted.
  */
 export async function upsertContracts(
   tx: Loader,
   rows: readonly ResolvedAward[],
   now: Date,
+  stored?: ReadonlySet<string>,
 ): Promise<{ id: string; inserted: boolean }[]> {
   const stamp = now.toISOString();
   if (rows.length <= SMALL_BATCH) return upsertContractRows(tx, rows, stamp);
-  // Ids sent as one newline-separated text (no array literal to escape element by element). An id that
-  // itself held a newline would only look unstored: its COPY would fail and the batch be upserted.
-  const stored = await tx.query<{ id: string }>(
-    `SELECT id FROM contracts WHERE id = ANY(string_to_array($1, E'\\n'))`,
-    [rows.map((r) => r.award.id).join('\n')],
-  );
-  const known = new Set(stored.map((r) => r.id));
+  const known = stored ?? (await storedIds(tx, rows));
   return copyFreshOrUpsert(tx, rows, {
     fresh: rows.filter((r) => !known.has(r.award.id)),
     table: 'contracts',
@@ -154,6 +152,18 @@ export async function upsertContracts(
     written: (r) => ({ id: r.award.id, inserted: true }),
     upsert: (some) => upsertContractRows(tx, some, stamp),
   });
+}
+
+/**
+ * Ids sent as one newline-separated text (no array literal to escape element by element). An id that
+ * itself held a newline would only look unstored: its COPY would fail and the batch be upserted.
+ */
+async function storedIds(tx: Loader, rows: readonly ResolvedAward[]): Promise<Set<string>> {
+  const stored = await tx.query<{ id: string }>(
+    `SELECT id FROM contracts WHERE id = ANY(string_to_array($1, E'\\n'))`,
+    [rows.map((r) => r.award.id).join('\n')],
+  );
+  return new Set(stored.map((r) => r.id));
 }
 
 function upsertContractRows(
@@ -309,7 +319,7 @@ const SIGNAL_STAGE = [
   ['importance_score', 'int'],
   ['confidence_score', 'int'],
   ['risk_score', 'int'],
-  ['rationale', 'json'],
+  ['rationale', 'text'],
 ] as const;
 
 /**
@@ -371,6 +381,6 @@ function signalRecord(r: SignalWrite): unknown[] {
     r.output.scores.importance,
     r.output.scores.confidence,
     r.output.scores.risk,
-    r.output.rationale,
+    encodeRationale(r.output.rationale),
   ];
 }

@@ -6,6 +6,7 @@ import { createPipelineContext, type PipelineContext } from '../../src/pipeline/
 import { ingestAwards } from '../../src/pipeline/ingest.ts';
 import { copyText, type Db } from '../../src/store/db.ts';
 import { timeOrderedId } from '../../src/store/ids.ts';
+import { decodeRationale } from '../../src/store/rows.ts';
 import { type SignalWrite, upsertContracts, upsertSignals } from '../../src/store/writes.ts';
 import { lockheedAward } from '../support/awards.ts';
 import { seededDb } from '../support/db.ts';
@@ -66,12 +67,14 @@ describe('bulk ingest writes (COPY paths)', () => {
       awards[7]?.id,
     ]);
     assert.equal(row?.description, tricky);
-    const rationale = await db.query<{ rationale: { rule: string }[] }>(
-      'SELECT rationale FROM signals WHERE contract_id = $1',
-      [awards[7]?.id],
-    );
+    const rationale = await db.query<{ rationale: string }>('SELECT rationale FROM signals WHERE contract_id = $1', [
+      awards[7]?.id,
+    ]);
     assert.equal(rationale.length, ENGINES.length);
-    for (const r of rationale) assert.ok(r.rationale.length > 0 && typeof r.rationale[0]?.rule === 'string');
+    for (const r of rationale) {
+      const items = decodeRationale(r.rationale);
+      assert.ok(items.length > 0 && typeof items[0]?.rule === 'string');
+    }
   });
 
   test('a re-import mixing stored, changed and new awards counts each kind once and keeps first_seen_at', async () => {
