@@ -23,8 +23,8 @@ import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
 import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { type Db, openDb } from '../src/store/db.ts';
 import { timeOrderedId } from '../src/store/ids.ts';
-import { encodeRationale } from '../src/store/rows.ts';
 import { migrate } from '../src/store/migrate.ts';
+import { encodeRationale } from '../src/store/rows.ts';
 import { insertAliases, upsertCompanies } from '../src/store/writes.ts';
 import {
   benchDatabaseUrl,

@@ -254,7 +254,10 @@ async function storedAmong(
      FROM contracts c WHERE c.id = ANY(string_to_array($1, E'\\n'))`,
     [awards.map((a) => a.id).join('\n'), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
   );
-  return { stored: new Set(rows.map((r) => r.id)), unscored: rows.filter((r) => r.unscored).map((r) => r.id) };
+  return {
+    stored: new Set(rows.map((r) => r.id)),
+    unscored: rows.filter((r) => r.unscored).map((r) => r.id),
+  };
 }
 
 function addCounts(into: AwardFileResult, c: IngestCounts): void {

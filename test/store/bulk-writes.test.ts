@@ -67,9 +67,10 @@ describe('bulk ingest writes (COPY paths)', () => {
       awards[7]?.id,
     ]);
     assert.equal(row?.description, tricky);
-    const rationale = await db.query<{ rationale: string }>('SELECT rationale FROM signals WHERE contract_id = $1', [
-      awards[7]?.id,
-    ]);
+    const rationale = await db.query<{ rationale: string }>(
+      'SELECT rationale FROM signals WHERE contract_id = $1',
+      [awards[7]?.id],
+    );
     assert.equal(rationale.length, ENGINES.length);
     for (const r of rationale) {
       const items = decodeRationale(r.rationale);
