@@ -154,4 +154,23 @@ describe('bulk ingest writes (COPY paths)', () => {
     );
     assert.equal(n, 1);
   });
+
+  test('signals go with their contracts: deleted with them, truncated with them (triggers, not a foreign key)', async () => {
+    const count = async (sql: string) =>
+      (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`))[0]?.n ?? -1;
+    const ids = Array.from({ length: 10 }, (_, i) => award(i).id);
+    assert.equal(
+      await count(`signals WHERE contract_id = ANY('{${ids.join(',')}}'::text[])`),
+      10 * ENGINES.length,
+    );
+    const before = await count('signals');
+    await db.query('DELETE FROM contracts WHERE id = ANY($1::text[])', [ids]);
+    assert.equal(await count('signals'), before - 10 * ENGINES.length);
+    assert.equal(
+      await count('signals s WHERE NOT EXISTS (SELECT 1 FROM contracts c WHERE c.id = s.contract_id)'),
+      0,
+    );
+    await db.exec('TRUNCATE contracts');
+    assert.equal(await count('signals'), 0);
+  });
 });
