@@ -117,7 +117,7 @@ test('one series reused for many dates gives what a fresh copy or a shuffled cop
   const spy = candles([...geometric(300, 0.002), ...zigzag(200, 0.04, 180), ...geometric(300, -0.001, 190)]);
   const xli = candles(geometric(800, 0.0015));
   const ita = candles(zigzag(800, 0.01));
-  const shuffled = (series: Candle[]) => series.map((c, i) => series[(i * 7) % series.length] as Candle);
+  const shuffled = (series: Candle[]) => series.map((_, i) => series[(i * 7) % series.length] as Candle);
   for (const day of [199, 250, 420, 555, 799]) {
     const asOf = spy[day]?.date ?? '';
     const reused = computeRegime({ asOf, spy, xli, ita });
