@@ -12,7 +12,7 @@ import { normalizeBulkRecord } from '../sources/awards.ts';
 import { parseCandlesCsv } from '../sources/candles.ts';
 import { CsvError, csvRecords, rowToObject } from '../sources/csv.ts';
 import type { Db } from '../store/db.ts';
-import { upsertCandles } from '../store/writes.ts';
+import { anyIdIn, joinIds, upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
 import {
   type IngestCounts,
@@ -239,8 +239,7 @@ export async function importAwardFile(
 /**
  * Which awards of the chunk are stored already (one probe for the whole chunk; `ingestAwards` then
  * copies the others straight in), and which stored, matched ones lack a signal of some current engine
- * version (left over by an import that stopped before scoring). Ids are sent as one newline-separated
- * text: an id holding a newline would only look unstored, and its copy fall back to the upsert.
+ * version (left over by an import that stopped before scoring).
  */
 async function storedAmong(
   ctx: PipelineContext,
@@ -251,8 +250,8 @@ async function storedAmong(
          SELECT 1 FROM unnest($2::text[], $3::text[]) AS e(name, version) WHERE NOT EXISTS (
            SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = e.name AND s.engine_version = e.version)
        ) AS unscored
-     FROM contracts c WHERE c.id = ANY(string_to_array($1, E'\\n'))`,
-    [awards.map((a) => a.id).join('\n'), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
+     FROM contracts c WHERE c.id = ${anyIdIn('$1')}`,
+    [joinIds(awards.map((a) => a.id)), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
   );
   return {
     stored: new Set(rows.map((r) => r.id)),

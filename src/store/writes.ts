@@ -155,14 +155,17 @@ export async function upsertContracts(
 }
 
 /**
- * Ids sent as one newline-separated text (no array literal to escape element by element). An id that
- * itself held a newline would only look unstored: its COPY would fail and the batch be upserted.
+ * Award ids as one query parameter for the stored-id probes: newline-separated text that `anyIdIn`
+ * splits back (no array literal to escape element by element). An id that itself held a newline would
+ * only look unstored: its COPY would fail and the batch be upserted.
  */
+export const joinIds = (ids: readonly string[]): string => ids.join('\n');
+export const anyIdIn = (param: string): string => `ANY(string_to_array(${param}, E'\\n'))`;
+
 async function storedIds(tx: Loader, rows: readonly ResolvedAward[]): Promise<Set<string>> {
-  const stored = await tx.query<{ id: string }>(
-    `SELECT id FROM contracts WHERE id = ANY(string_to_array($1, E'\\n'))`,
-    [rows.map((r) => r.award.id).join('\n')],
-  );
+  const stored = await tx.query<{ id: string }>(`SELECT id FROM contracts WHERE id = ${anyIdIn('$1')}`, [
+    joinIds(rows.map((r) => r.award.id)),
+  ]);
   return new Set(stored.map((r) => r.id));
 }
 
