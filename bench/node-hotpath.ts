@@ -1,7 +1,7 @@
 /**
  * Node's CPU per award on the in-process part of an ingest, stage by stage, on the synthetic bulk CSV
  * of bench/ingest-throughput.ts (no database):
- *   parse (parseBulkCsv, and the streaming csvRecords → rowToObject → normalizeBulkRecord path of
+ *   parse (parseBulkCsv, and the streaming csvRecordBatches → columnPicker → normalizeBulkRecord path of
  *   importAwardFile) → resolve (a fresh resolver) → classify → score with each engine (matched awards;
  *   regimes and trailing statistics computed beforehand, outside the timings).
  *
@@ -15,8 +15,8 @@ import { classify } from '../src/domain/classifier.ts';
 import { ENGINES } from '../src/domain/engines/index.ts';
 import type { Resolution } from '../src/domain/resolver.ts';
 import type { AwardRecord, ClassificationLabel } from '../src/domain/types.ts';
-import { normalizeBulkRecord, parseBulkCsv } from '../src/sources/awards.ts';
-import { csvRecords, rowToObject } from '../src/sources/csv.ts';
+import { BULK_COLUMNS, normalizeBulkRecord, parseBulkCsv } from '../src/sources/awards.ts';
+import { columnPicker, csvRecordBatches } from '../src/sources/csv.ts';
 import { arg, fmtInt, numberArg, summary, table } from './common.ts';
 import { engineInputs, loadWorld, regimesByDate } from './hotpath-inputs.ts';
 
@@ -64,20 +64,24 @@ async function* decodedChunks(bytes: Buffer): AsyncGenerator<string> {
 /** What csvItems in pipeline/import.ts does per record (header check aside). */
 async function streamAwards(bytes: Buffer): Promise<{ awards: number; rejected: number }> {
   let header: string[] | null = null;
+  let pick: ((fields: readonly string[]) => Record<string, string>) | null = null;
   let awards = 0;
   let rejected = 0;
-  for await (const { fields } of csvRecords(decodedChunks(bytes))) {
-    if (!header) {
-      header = fields.map((f) => f.trim());
-      continue;
+  for await (const records of csvRecordBatches(decodedChunks(bytes))) {
+    for (const { fields } of records) {
+      if (!header || !pick) {
+        header = fields.map((f) => f.trim());
+        pick = columnPicker(header, BULK_COLUMNS);
+        continue;
+      }
+      if (fields.length !== header.length) {
+        rejected += 1;
+        continue;
+      }
+      const result = normalizeBulkRecord(pick(fields));
+      if (result.ok) awards += 1;
+      else rejected += 1;
     }
-    if (fields.length !== header.length) {
-      rejected += 1;
-      continue;
-    }
-    const result = normalizeBulkRecord(rowToObject(header, fields));
-    if (result.ok) awards += 1;
-    else rejected += 1;
   }
   return { awards, rejected };
 }

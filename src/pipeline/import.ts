@@ -8,9 +8,9 @@ import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { AwardRecord, Engine } from '../domain/types.ts';
-import { normalizeBulkRecord } from '../sources/awards.ts';
+import { BULK_COLUMNS, normalizeBulkRecord } from '../sources/awards.ts';
 import { parseCandlesCsv } from '../sources/candles.ts';
-import { CsvError, csvRecords, rowToObject } from '../sources/csv.ts';
+import { CsvError, columnPicker, csvRecordBatches } from '../sources/csv.ts';
 import type { Db } from '../store/db.ts';
 import { anyIdIn, joinIds, upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
@@ -92,26 +92,35 @@ function detectFormat(path: string, firstChunk: string): 'csv' | 'json' {
 
 type Item = { ok: true; award: AwardRecord } | { ok: false; rejection: FileRejection };
 
-async function* csvItems(chunks: AsyncIterable<string>): AsyncGenerator<Item> {
+/** The awards (or rejections) of the file, a text chunk's worth at a time. */
+async function* csvItems(chunks: AsyncIterable<string>): AsyncGenerator<Item[]> {
   let header: string[] | null = null;
+  let pick: ((fields: readonly string[]) => Record<string, string>) | null = null;
   try {
-    for await (const { line, fields } of csvRecords(chunks)) {
-      if (!header) {
-        header = fields.map((f) => f.trim());
-        checkHeader(header);
-        continue;
+    for await (const records of csvRecordBatches(chunks)) {
+      const items: Item[] = [];
+      for (const { line, fields } of records) {
+        if (!header || !pick) {
+          header = fields.map((f) => f.trim());
+          checkHeader(header);
+          pick = columnPicker(header, BULK_COLUMNS);
+          continue;
+        }
+        if (fields.length !== header.length) {
+          items.push(reject({ line, message: `expected ${header.length} fields, found ${fields.length}` }));
+          continue;
+        }
+        const result = normalizeBulkRecord(pick(fields));
+        items.push(result.ok ? result : reject({ line, message: result.message }));
       }
-      if (fields.length !== header.length) {
-        yield reject({ line, message: `expected ${header.length} fields, found ${fields.length}` });
-        continue;
-      }
-      const result = normalizeBulkRecord(rowToObject(header, fields));
-      yield result.ok ? result : reject({ line, message: result.message });
+      yield items;
     }
   } catch (error) {
     // An unterminated quote swallows the rest of the file: report it where it starts and stop.
     if (!(error instanceof CsvError)) throw error;
-    yield reject({ line: error.line, message: 'unterminated quoted field; the rest of the file is skipped' });
+    yield [
+      reject({ line: error.line, message: 'unterminated quoted field; the rest of the file is skipped' }),
+    ];
   }
 }
 
@@ -127,7 +136,7 @@ function checkHeader(header: string[]): void {
  * A JSON array is one document, so it is parsed whole (V8 caps a string near 512 MB: larger sets
  * belong in CSV, which streams). Records still go through the pipeline in chunks.
  */
-async function* jsonItems(chunks: AsyncIterable<string>): AsyncGenerator<Item> {
+async function* jsonItems(chunks: AsyncIterable<string>): AsyncGenerator<Item[]> {
   const text = await readAll(chunks);
   let parsed: unknown;
   try {
@@ -137,15 +146,19 @@ async function* jsonItems(chunks: AsyncIterable<string>): AsyncGenerator<Item> {
   }
   if (!Array.isArray(parsed))
     throw new FileFormatError('not an award JSON file: expected an array of records');
-  for (const [index, value] of parsed.entries()) {
-    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-      yield reject({ index, message: 'record is not an object' });
-      continue;
-    }
-    const result = normalizeBulkRecord(value as Record<string, unknown>);
-    yield result.ok ? result : reject({ index, message: result.message });
+  const records: unknown[] = parsed;
+  for (let start = 0; start < records.length; start += JSON_BATCH) {
+    yield records.slice(start, start + JSON_BATCH).map((value, i): Item => {
+      const index = start + i;
+      if (typeof value !== 'object' || value === null || Array.isArray(value))
+        return reject({ index, message: 'record is not an object' });
+      const result = normalizeBulkRecord(value as Record<string, unknown>);
+      return result.ok ? result : reject({ index, message: result.message });
+    });
   }
 }
+
+const JSON_BATCH = 1000;
 
 const reject = (rejection: FileRejection): Item => ({ ok: false, rejection });
 
@@ -197,16 +210,18 @@ export async function importAwardFile(
     storing.catch(() => undefined);
   };
   let read = 0;
-  for await (const item of format === 'csv' ? csvItems(source) : jsonItems(source)) {
-    // Parsed records arrive as microtasks; let the chunk being stored send its next statement now and then.
-    if (++read % 1000 === 0) await yieldToIo();
-    if (item.ok) pending.push(item.award);
-    else {
-      result.received += 1;
-      result.rejectedTotal += 1;
-      if (result.rejected.length < MAX_REPORTED) result.rejected.push(item.rejection);
+  for await (const items of format === 'csv' ? csvItems(source) : jsonItems(source)) {
+    for (const item of items) {
+      // Let the chunk being stored send its next statement now and then.
+      if (++read % 1000 === 0) await yieldToIo();
+      if (item.ok) pending.push(item.award);
+      else {
+        result.received += 1;
+        result.rejectedTotal += 1;
+        if (result.rejected.length < MAX_REPORTED) result.rejected.push(item.rejection);
+      }
+      if (pending.length >= (options.chunkSize ?? CHUNK)) await flush();
     }
-    if (pending.length >= (options.chunkSize ?? CHUNK)) await flush();
   }
   await flush();
   await storing;

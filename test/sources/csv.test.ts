@@ -1,6 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { CsvError, CsvParser, csvRecords, parseCsv, rowToObject, toCsv } from '../../src/sources/csv.ts';
+import {
+  CsvError,
+  CsvParser,
+  columnPicker,
+  csvRecordBatches,
+  csvRecords,
+  parseCsv,
+  rowToObject,
+  toCsv,
+} from '../../src/sources/csv.ts';
 
 test('plain LF records with header', () => {
   const { header, rows } = parseCsv('a,b,c\n1,2,3\n4,5,6\n');
@@ -89,6 +98,28 @@ test('csvRecords streams from async chunks one character at a time', async () =>
     { line: 2, fields: ['a\nb'] },
     { line: 4, fields: ['c'] },
   ]);
+});
+
+test('csvRecordBatches gives the records of each chunk as one array; an error comes after the records before it', async () => {
+  async function* chunks(...parts: string[]): AsyncGenerator<string> {
+    yield* parts;
+  }
+  const batches = [];
+  for await (const b of csvRecordBatches(chunks('h\n1\n2', '\n3\n', '4\n')))
+    batches.push(b.map((r) => r.fields[0]));
+  assert.deepEqual(batches, [['h', '1'], ['2', '3'], ['4']]);
+  const seen: string[] = [];
+  await assert.rejects(async () => {
+    for await (const b of csvRecordBatches(chunks('h\n1\n', '2\n"open')))
+      seen.push(...b.map((r) => r.fields[0] ?? ''));
+  }, CsvError);
+  assert.deepEqual(seen, ['h', '1', '2']);
+});
+
+test('columnPicker keeps only the named columns present, the first of a repeated name', () => {
+  const pick = columnPicker(['a', 'x', 'b', 'a', 'y'], ['b', 'a', 'missing']);
+  assert.deepEqual(pick(['1', '2', '3', '4', '5']), { b: '3', a: '1' });
+  assert.deepEqual(pick(['1']), { b: '', a: '1' });
 });
 
 test('rowToObject pads missing fields, ignores extras, first duplicate header wins', () => {
