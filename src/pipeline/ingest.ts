@@ -5,6 +5,7 @@ import { type DatedValue, trailingStatsMany } from '../domain/trailing.ts';
 import type { AwardRecord, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
 import { timeOrderedId } from '../store/ids.ts';
+import { encodeRationale } from '../store/rows.ts';
 import {
   type ResolvedAward,
   type SignalWrite,
@@ -256,12 +257,14 @@ export async function scoreContracts(
         regime,
       };
       for (const engine of ctx.engines) {
+        const { scores, rationale } = engine.score(input);
         signals.push({
           id: timeOrderedId(),
           contractId: contract.id,
           ticker: contract.ticker,
           engine,
-          output: engine.score(input),
+          scores,
+          rationale: encodeRationale(rationale),
           unscored,
         });
       }

@@ -5,6 +5,7 @@ import type { SignalDto } from '../http/schemas/resources.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { timeOrderedId } from '../store/ids.ts';
 import { candleSeries, getRegime } from '../store/market.ts';
+import { encodeRationale } from '../store/rows.ts';
 import { latestSignal } from '../store/signals.ts';
 import { upsertRegimes, upsertSignals } from '../store/writes.ts';
 import { enqueueSignalCreated } from '../webhooks/outbox.ts';
@@ -36,11 +37,20 @@ export async function scoreContract(
     trailing,
     regime,
   };
-  const output = engine.score(input);
+  const { scores, rationale } = engine.score(input);
   const written = await db.transaction(async (tx) => {
     const rows = await upsertSignals(
       tx,
-      [{ id: timeOrderedId(), contractId, ticker: facts.ticker, engine, output }],
+      [
+        {
+          id: timeOrderedId(),
+          contractId,
+          ticker: facts.ticker,
+          engine,
+          scores,
+          rationale: encodeRationale(rationale),
+        },
+      ],
       now,
     );
     await enqueueSignalCreated(tx, rows, signalThreshold, now);

@@ -119,13 +119,14 @@ describe('bulk ingest writes (COPY paths)', () => {
       'SELECT contract_id, id FROM signals WHERE engine_name = $1 AND engine_version = $2 AND contract_id = ANY($3::text[])',
       [engine.name, engine.version, awards.map((a) => a.id)],
     );
-    const output = { scores: { signal: 99, importance: 50, confidence: 50, risk: 50 }, rationale: [] };
+    const scores = { signal: 99, importance: 50, confidence: 50, risk: 50 };
     const writes: SignalWrite[] = awards.map((a) => ({
       id: timeOrderedId(),
       contractId: a.id,
       ticker: 'LMT',
       engine,
-      output,
+      scores,
+      rationale: '[]',
       unscored: true, // wrong on purpose: these contracts were scored by the earlier test
     }));
     const written = await db.transaction((tx) => upsertSignals(tx, writes, new Date()));
