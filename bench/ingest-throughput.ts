@@ -226,8 +226,8 @@ function sqlStage(text: string): string {
 function timedLoader(q: Loader, watch: Stopwatch): Loader {
   return {
     query: (text, params) => watch.timeAsync(sqlStage(text), () => q.query(text, params)),
-    copyFrom: (table, columns, rows) =>
-      watch.timeAsync(`db: copy ${table}`, () => q.copyFrom(table, columns, rows)),
+    copyFrom: (table, columns, rows, record) =>
+      watch.timeAsync(`db: copy ${table}`, () => q.copyFrom(table, columns, rows, record)),
   };
 }
 

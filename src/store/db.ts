@@ -14,8 +14,16 @@ export interface Queryable {
 
 /** A transaction's connection, which can also bulk-load: `COPY table (columns) FROM STDIN`. */
 export interface Loader extends Queryable {
-  /** Values in `columns` order; encoded as COPY text (see `copyText`) and streamed to the server. */
-  copyFrom(table: string, columns: readonly string[], rows: readonly (readonly unknown[])[]): Promise<void>;
+  /**
+   * `record(row)`: the row's values in `columns` order, taken as the row is encoded (COPY text, see
+   * `copyText`) and streamed to the server, so a large batch's value arrays never all exist at once.
+   */
+  copyFrom<R>(
+    table: string,
+    columns: readonly string[],
+    rows: readonly R[],
+    record: (row: R) => readonly unknown[],
+  ): Promise<void>;
 }
 
 export interface Db extends Queryable {
@@ -66,13 +74,12 @@ async function openPglite(dir: string | undefined, snapshot?: Blob): Promise<Db>
   const run = async <T>(q: PGlite | Transaction, text: string, params?: readonly unknown[]) =>
     (await q.query<T>(text, params ? [...params] : undefined)).rows;
   // PGlite reads COPY data from a blob it exposes to the server as /dev/blob.
-  const copy = async (q: PGlite | Transaction, table: string, columns: readonly string[], rows: Rows) => {
-    const blob = new Blob([copyText(rows)]);
-    await q.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob });
-  };
   const loader = (q: PGlite | Transaction): Loader => ({
     query: (text, params) => run(q, text, params),
-    copyFrom: (table, columns, rows) => copy(q, table, columns, rows),
+    copyFrom: async (table, columns, rows, record) => {
+      const blob = new Blob([copyText(rows, record)]);
+      await q.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob });
+    },
   });
   return {
     kind: 'pglite',
@@ -97,9 +104,15 @@ async function openPostgres(url: string): Promise<Db> {
     (await client.query(text, params ? [...params] : undefined)).rows as T[];
   // Encoded a few hundred rows at a time as the socket drains: the server parses the first rows while
   // node encodes the rest, and other work in flight gets the event loop between pieces.
-  const copy = async (client: pg.PoolClient, table: string, columns: readonly string[], rows: Rows) => {
+  const copy = async <R>(
+    client: pg.PoolClient,
+    table: string,
+    columns: readonly string[],
+    rows: readonly R[],
+    record: (row: R) => readonly unknown[],
+  ) => {
     const sink = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
-    await pipeline(Readable.from(copyPieces(rows, 500), { objectMode: false }), sink);
+    await pipeline(Readable.from(copyPieces(rows, record, 500), { objectMode: false }), sink);
   };
   return {
     kind: 'postgres',
@@ -113,7 +126,7 @@ async function openPostgres(url: string): Promise<Db> {
         await client.query('BEGIN');
         const result = await fn({
           query: (text, params) => run(client, text, params),
-          copyFrom: (table, columns, rows) => copy(client, table, columns, rows),
+          copyFrom: (table, columns, rows, record) => copy(client, table, columns, rows, record),
         });
         await client.query('COMMIT');
         return result;
@@ -128,21 +141,28 @@ async function openPostgres(url: string): Promise<Db> {
   };
 }
 
-type Rows = readonly (readonly unknown[])[];
-
-function* copyPieces(rows: Rows, size: number): Generator<string> {
-  for (let start = 0; start < rows.length; start += size) yield copyText(rows, start, start + size);
+function* copyPieces<R>(
+  rows: readonly R[],
+  record: (row: R) => readonly unknown[],
+  size: number,
+): Generator<string> {
+  for (let start = 0; start < rows.length; start += size) yield copyText(rows, record, start, start + size);
 }
 
 /**
- * Rows (from `start` to before `end`) in COPY text format: tab-separated, `\N` for null, backslash
- * escapes for backslash, tab, newline and carriage return; objects are written as JSON (for json/jsonb
- * columns). PostgreSQL text cannot hold NUL, so NUL characters are dropped.
+ * The values `record` gives for rows `start` to before `end`, in COPY text format: tab-separated, `\N`
+ * for null, backslash escapes for backslash, tab, newline and carriage return; objects are written as
+ * JSON (for json/jsonb columns). PostgreSQL text cannot hold NUL, so NUL characters are dropped.
  */
-export function copyText(rows: Rows, start = 0, end = rows.length): string {
+export function copyText<R>(
+  rows: readonly R[],
+  record: (row: R) => readonly unknown[],
+  start = 0,
+  end = rows.length,
+): string {
   let out = '';
   for (let r = start; r < Math.min(end, rows.length); r++) {
-    const row = rows[r] ?? [];
+    const row = record(rows[r] as R);
     for (let i = 0; i < row.length; i++) {
       if (i > 0) out += '\t';
       out += copyField(row[i]);

@@ -73,23 +73,28 @@ export interface ResolvedAward {
 
 /**
  * The ingest hot path stages a batch in a temporary table filled by COPY (no WAL, no indexes; the server
- * parses COPY text far more cheaply than a JSON document) and upserts from it in one statement. `upsert`
+ * parses COPY text far more cheaply than a JSON document) and upserts from it in one statement.
+ * `record(row)` gives a row's values in `columns` order. `upsert`
  * reads the batch as the relation named `table`. A small batch (an API call, one page) skips the
  * temporary table, whose creation would cost more than it saves: the same relation is read from a JSON
  * parameter, appended after `params`. Call inside a transaction: the staging table lives until the end
  * of the call (or the commit).
  */
-async function staged<T>(
+async function staged<T, R>(
   tx: Loader,
   table: string,
   columns: readonly (readonly [name: string, type: string])[],
-  rows: readonly (readonly unknown[])[],
+  rows: readonly R[],
+  record: (row: R) => readonly unknown[],
   upsert: (source: string) => string,
   params: readonly unknown[],
 ): Promise<T[]> {
   const definition = columns.map(([name, type]) => `${name} ${type}`).join(', ');
   if (rows.length <= SMALL_BATCH) {
-    const records = rows.map((row) => Object.fromEntries(columns.map(([name], i) => [name, row[i] ?? null])));
+    const records = rows.map((row) => {
+      const values = record(row);
+      return Object.fromEntries(columns.map(([name], i) => [name, values[i] ?? null]));
+    });
     return tx.query<T>(upsert(`json_to_recordset($${params.length + 1}::json) AS ${table}(${definition})`), [
       ...params,
       JSON.stringify(records),
@@ -100,6 +105,7 @@ async function staged<T>(
     table,
     columns.map(([name]) => name),
     rows,
+    record,
   );
   const result = await tx.query<T>(upsert(table), params);
   await tx.query(`DROP TABLE ${table}`);
@@ -175,11 +181,12 @@ function upsertContractRows(
 ): Promise<{ id: string; inserted: boolean }[]> {
   if (rows.length === 0) return Promise.resolve([]);
   const columns = CONTRACT_STAGE.map(([name]) => name).join(', ');
-  return staged<{ id: string; inserted: boolean }>(
+  return staged<{ id: string; inserted: boolean }, ResolvedAward>(
     tx,
     'contracts_in',
     CONTRACT_STAGE,
-    rows.map(contractRecord),
+    rows,
+    contractRecord,
     (source) => `INSERT INTO contracts (${columns}, first_seen_at, updated_at)
      SELECT ${columns}, $1::timestamptz, $1::timestamptz FROM ${source}
      ON CONFLICT (id) DO UPDATE SET ticker = EXCLUDED.ticker, recipient_name = EXCLUDED.recipient_name,
@@ -243,7 +250,7 @@ async function copyFreshOrUpsert<R, W>(
   if (fresh.length === 0) return plan.upsert(rows);
   await tx.query('SAVEPOINT copy_fresh');
   try {
-    await tx.copyFrom(plan.table, plan.columns, fresh.map(plan.record));
+    await tx.copyFrom(plan.table, plan.columns, fresh, plan.record);
   } catch (error) {
     if ((error as { code?: unknown }).code !== UNIQUE_VIOLATION) throw error;
     await tx.query('ROLLBACK TO SAVEPOINT copy_fresh');
@@ -361,11 +368,12 @@ export async function upsertSignals(
 function upsertSignalRows(tx: Loader, rows: readonly SignalWrite[], stamp: string): Promise<SignalWritten[]> {
   if (rows.length === 0) return Promise.resolve([]);
   const columns = SIGNAL_STAGE.map(([name]) => name).join(', ');
-  return staged<SignalWritten>(
+  return staged<SignalWritten, SignalWrite>(
     tx,
     'signals_in',
     SIGNAL_STAGE,
-    rows.map(signalRecord),
+    rows,
+    signalRecord,
     (source) => `INSERT INTO signals (${columns}, computed_at)
      SELECT ${columns}, $1::timestamptz FROM ${source}
      ON CONFLICT (contract_id, engine_name, engine_version) DO UPDATE SET ticker = EXCLUDED.ticker,

@@ -14,10 +14,13 @@ import { seededDb } from '../support/db.ts';
 describe('COPY text encoding', () => {
   test('escapes backslash, tab, newline and carriage return, drops NUL, writes null as \\N and objects as JSON', () => {
     assert.equal(
-      copyText([
-        ['a\tb', 'line1\nline2\r', 'back\\slash', 'nul\0byte', null, undefined, 42, { k: 'x\\y' }],
-        ['plain', 1.5, true],
-      ]),
+      copyText(
+        [
+          ['a\tb', 'line1\nline2\r', 'back\\slash', 'nul\0byte', null, undefined, 42, { k: 'x\\y' }],
+          ['plain', 1.5, true],
+        ],
+        (row) => row,
+      ),
       'a\\tb\tline1\\nline2\\r\tback\\\\slash\tnulbyte\t\\N\t\\N\t42\t{"k":"x\\\\\\\\y"}\nplain\t1.5\ttrue\n',
     );
   });
