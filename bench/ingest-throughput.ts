@@ -18,6 +18,7 @@
 import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver, constants as perfConstants } from 'node:perf_hooks';
 import { classify } from '../src/domain/classifier.ts';
 import { normalizeName } from '../src/domain/names.ts';
 import type { Resolver } from '../src/domain/resolver.ts';
@@ -330,6 +331,7 @@ interface RunResult {
   result: AwardFileResult;
   stages: [string, number, number][];
   samples: CpuSample[];
+  gc: GcPauses;
 }
 
 /** The CLI's `ingest usaspending --file` path, end to end: importAwardFile on the synthetic CSV. */
@@ -350,6 +352,7 @@ async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
   const started = performance.now();
   let phase = 'store';
   const timeline = sampleCpu(db, () => phase);
+  const gc = watchGc(() => phase);
   const result = await importAwardFile(ctx, csvPath, {
     log: (line) => {
       if (line.startsWith('score')) phase = 'score';
@@ -358,6 +361,7 @@ async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
   });
   const importMs = performance.now() - started;
   const samples = await timeline.stop();
+  const gcPauses = await gc.stop();
   const cpu = process.cpuUsage(cpu0);
   const machine1 = await machineCpu();
   const server1 = await serverCpu(db);
@@ -388,6 +392,7 @@ async function run(label: string, db: Db, csvPath: string): Promise<RunResult> {
     result,
     stages,
     samples,
+    gc: gcPauses,
   };
 }
 
@@ -472,6 +477,46 @@ function phaseUse(samples: readonly CpuSample[]): string[] {
   return lines;
 }
 
+/** Pause time per phase and kind: young-generation (scavenge) and full (mark-compact) collections. */
+type GcPauses = Map<string, { young: { n: number; ms: number }; full: { n: number; ms: number } }>;
+
+/**
+ * The main thread's garbage-collection pauses during the import, per phase. They vary less with the
+ * VM's speed than throughput does, so they show whether a change made fewer objects outlive a
+ * collection (what a scavenge costs is what survives it).
+ */
+function watchGc(phase: () => string): { stop: () => Promise<GcPauses> } {
+  const pauses: GcPauses = new Map();
+  const observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind;
+      const key = phase();
+      const own = pauses.get(key) ?? { young: { n: 0, ms: 0 }, full: { n: 0, ms: 0 } };
+      const bucket = kind === perfConstants.NODE_PERFORMANCE_GC_MINOR ? own.young : own.full;
+      bucket.n += 1;
+      bucket.ms += entry.duration;
+      pauses.set(key, own);
+    }
+  });
+  observer.observe({ entryTypes: ['gc'] });
+  return {
+    // Entries arrive after the collection; one turn of the event loop lets the last ones in.
+    stop: async () => {
+      await new Promise((resolve) => setImmediate(resolve));
+      observer.disconnect();
+      return pauses;
+    },
+  };
+}
+
+function gcLines(pauses: GcPauses): string[] {
+  return [...pauses].map(
+    ([phase, { young, full }]) =>
+      `GC pauses while ${phase === 'store' ? 'parsing and storing contracts' : 'scoring and storing signals'}: ` +
+      `${young.n} young-generation (${fmtInt(young.ms)} ms), ${full.n} other (${fmtInt(full.ms)} ms)`,
+  );
+}
+
 function report(r: RunResult): string {
   const rate = (n: number, ms: number) => fmtInt(n / (ms / 1000));
   const perAward = (ms: number) => `${((1000 * ms) / r.awards).toFixed(0)} µs/award`;
@@ -488,6 +533,7 @@ function report(r: RunResult): string {
       `; load average ${r.load[0].toFixed(2)} → ${r.load[1].toFixed(2)} on ${cpus().length} CPUs`,
     `classify, cold (separate pass after the run, texts made unique): ${(r.classifyPassMs / 1000).toFixed(2)} s`,
     ...phaseUse(r.samples),
+    ...gcLines(r.gc),
     '',
     table(
       ['stage (inside the import; wall, overlapping)', 'total ms', 'calls', 'share of import'],
