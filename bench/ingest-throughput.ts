@@ -455,6 +455,9 @@ function sampleCpu(db: Db, phase: () => string): { stop: () => Promise<CpuSample
 }
 
 /** Mean CPU use per phase, in cores, from the once-a-second samples. */
+const phaseName = (phase: string): string =>
+  phase === 'store' ? 'parsing and storing contracts' : 'scoring and storing signals';
+
 function phaseUse(samples: readonly CpuSample[]): string[] {
   const lines: string[] = [];
   for (const phase of ['store', 'score']) {
@@ -469,7 +472,7 @@ function phaseUse(samples: readonly CpuSample[]): string[] {
         : '–';
     };
     lines.push(
-      `CPU in use while ${phase === 'store' ? 'parsing and storing contracts' : 'scoring and storing signals'} ` +
+      `CPU in use while ${phaseName(phase)} ` +
         `(${own.reduce((sum, s) => sum + s.seconds, 0).toFixed(1)} s): ` +
         `node ${mean((s) => s.node)}, PostgreSQL ${mean((s) => s.server)}, whole machine ${mean((s) => s.machine)} of ${cpus().length} cores`,
     );
@@ -512,7 +515,7 @@ function watchGc(phase: () => string): { stop: () => Promise<GcPauses> } {
 function gcLines(pauses: GcPauses): string[] {
   return [...pauses].map(
     ([phase, { young, full }]) =>
-      `GC pauses while ${phase === 'store' ? 'parsing and storing contracts' : 'scoring and storing signals'}: ` +
+      `GC pauses while ${phaseName(phase)}: ` +
       `${young.n} young-generation (${fmtInt(young.ms)} ms), ${full.n} other (${fmtInt(full.ms)} ms)`,
   );
 }

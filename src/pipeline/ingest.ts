@@ -4,11 +4,10 @@ import { computeRegime } from '../domain/regimes.ts';
 import { type DatedValue, trailingStatsMany } from '../domain/trailing.ts';
 import type { AwardRecord, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
-import { timeOrderedId } from '../store/ids.ts';
-import { encodeRationale } from '../store/rows.ts';
 import {
   type ResolvedAward,
   type SignalWrite,
+  signalWrite,
   upsertContracts,
   upsertRegimes,
   upsertSignals,
@@ -256,18 +255,8 @@ export async function scoreContracts(
         trailing: trailing.get(contract.id) ?? NO_TRAILING,
         regime,
       };
-      for (const engine of ctx.engines) {
-        const { scores, rationale } = engine.score(input);
-        signals.push({
-          id: timeOrderedId(),
-          contractId: contract.id,
-          ticker: contract.ticker,
-          engine,
-          scores,
-          rationale: encodeRationale(rationale),
-          unscored,
-        });
-      }
+      for (const engine of ctx.engines)
+        signals.push(signalWrite(contract, engine, engine.score(input), unscored));
     }
     const done = Math.min(start + batchSize, contracts.length);
     await writes.enqueue(

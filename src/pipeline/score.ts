@@ -3,11 +3,9 @@ import { addDays } from '../domain/trailing.ts';
 import type { Engine, EngineInput, RegimeResult } from '../domain/types.ts';
 import type { SignalDto } from '../http/schemas/resources.ts';
 import type { Db, Queryable } from '../store/db.ts';
-import { timeOrderedId } from '../store/ids.ts';
 import { candleSeries, getRegime } from '../store/market.ts';
-import { encodeRationale } from '../store/rows.ts';
 import { latestSignal } from '../store/signals.ts';
-import { upsertRegimes, upsertSignals } from '../store/writes.ts';
+import { signalWrite, upsertRegimes, upsertSignals } from '../store/writes.ts';
 import { enqueueSignalCreated } from '../webhooks/outbox.ts';
 
 type ContractFacts = EngineInput['contract'] & { sector: string | null; industry: string | null };
@@ -37,22 +35,9 @@ export async function scoreContract(
     trailing,
     regime,
   };
-  const { scores, rationale } = engine.score(input);
+  const write = signalWrite({ id: contractId, ticker: facts.ticker }, engine, engine.score(input));
   const written = await db.transaction(async (tx) => {
-    const rows = await upsertSignals(
-      tx,
-      [
-        {
-          id: timeOrderedId(),
-          contractId,
-          ticker: facts.ticker,
-          engine,
-          scores,
-          rationale: encodeRationale(rationale),
-        },
-      ],
-      now,
-    );
+    const rows = await upsertSignals(tx, [write], now);
     await enqueueSignalCreated(tx, rows, signalThreshold, now);
     return rows[0];
   });

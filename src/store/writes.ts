@@ -1,5 +1,7 @@
 import type { AwardRecord, Candle, Company, EngineOutput, RegimeResult } from '../domain/types.ts';
 import type { Loader, Queryable } from './db.ts';
+import { timeOrderedId } from './ids.ts';
+import { encodeRationale } from './rows.ts';
 
 /**
  * Multi-row writes are one statement per batch, same SQL on PGlite and pg: small tables go through
@@ -74,11 +76,10 @@ export interface ResolvedAward {
 /**
  * The ingest hot path stages a batch in a temporary table filled by COPY (no WAL, no indexes; the server
  * parses COPY text far more cheaply than a JSON document) and upserts from it in one statement.
- * `record(row)` gives a row's values in `columns` order. `upsert`
- * reads the batch as the relation named `table`. A small batch (an API call, one page) skips the
- * temporary table, whose creation would cost more than it saves: the same relation is read from a JSON
- * parameter, appended after `params`. Call inside a transaction: the staging table lives until the end
- * of the call (or the commit).
+ * `record(row)` gives a row's values in `columns` order; `upsert` reads the batch as the relation named
+ * `table`. A small batch (an API call, one page) skips the temporary table, whose creation would cost
+ * more than it saves: the same relation is read from a JSON parameter, appended after `params`. Call
+ * inside a transaction: the staging table lives until the end of the call (or the commit).
  */
 async function staged<T, R>(
   tx: Loader,
@@ -314,6 +315,24 @@ export interface SignalWrite {
   rationale: string;
   /** The contract has no stored signal of any engine yet (just inserted): the row is copied straight in. */
   unscored?: boolean;
+}
+
+/** An engine's output on a contract, ready to write: a new time-ordered id, the rationale encoded. */
+export function signalWrite(
+  contract: { id: string; ticker: string },
+  engine: SignalWrite['engine'],
+  { scores, rationale }: EngineOutput,
+  unscored?: boolean,
+): SignalWrite {
+  return {
+    id: timeOrderedId(),
+    contractId: contract.id,
+    ticker: contract.ticker,
+    engine,
+    scores,
+    rationale: encodeRationale(rationale),
+    unscored,
+  };
 }
 
 export interface SignalWritten {
