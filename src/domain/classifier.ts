@@ -58,11 +58,33 @@ function addDescriptionScores(scores: Float64Array, description: string): void {
   const upper = description.toUpperCase();
   const text = FPDS_DUMP.exec(upper)?.[1] ?? upper;
   if (text.trim() === '') return;
-  const candidates = candidateRules(text);
-  for (let i = 0; i < KEYWORD_RULES.length; i++) {
-    const rule = KEYWORD_RULES[i] as KeywordRule;
-    if (candidates[i] === 1 && rule.pattern.test(text)) add(scores, rule.label, rule.weight);
+  const count = matchRules(text);
+  for (let k = 0; k < count; k++) {
+    const rule = KEYWORD_RULES[matches[k] as number] as KeywordRule;
+    add(scores, rule.label, rule.weight);
   }
+}
+
+/** The indexes in KEYWORD_RULES of the rules whose pattern matches the (upper-cased) text. */
+export function matchingRules(text: string): number[] {
+  return Array.from(matches.subarray(0, matchRules(text)));
+}
+
+const matches = new Int32Array(KEYWORD_RULES.length);
+
+/** Fills `matches` with the rules matching `text`, each once; returns how many. */
+function matchRules(text: string): number {
+  let count = 0;
+  for (const i of LEADS.always)
+    if ((KEYWORD_RULES[i] as KeywordRule).pattern.test(text)) matches[count++] = i;
+  const found = candidateStarts(text);
+  for (let k = 0; k < found.count; k++) {
+    const i = found.rules[k] as number;
+    if (matched[i] === stamp || !matchesAt(i, text, found.starts[k] as number)) continue;
+    matched[i] = stamp;
+    matches[count++] = i;
+  }
+  return count;
 }
 
 function labelFromNaics(naics: string): ClassificationLabel | null {
@@ -231,14 +253,19 @@ export function patternLeads(pattern: RegExp): Leads {
 interface LeadIndex {
   always: number[];
   digit: number[];
-  /** By first character code, the rules with a one-character lead. */
-  single: Map<number, number[]>;
-  /** By the first two character codes, longer leads with their rule. */
-  pairs: Map<number, { lead: string; rule: number }[]>;
+  /** By first character code (word characters are ASCII), the rules with a one-character lead. */
+  single: (number[] | undefined)[];
+  /** By `pairKey` of the first two character codes, longer leads with their rule. */
+  pairs: ({ lead: string; rule: number }[] | undefined)[];
 }
 
 function buildLeadIndex(rules: readonly KeywordRule[]): LeadIndex {
-  const index: LeadIndex = { always: [], digit: [], single: new Map(), pairs: new Map() };
+  const index: LeadIndex = {
+    always: [],
+    digit: [],
+    single: new Array(128).fill(undefined),
+    pairs: new Array(128 * 128).fill(undefined),
+  };
   rules.forEach((rule, i) => {
     const leads = patternLeads(rule.pattern);
     if (leads === 'any') {
@@ -247,34 +274,67 @@ function buildLeadIndex(rules: readonly KeywordRule[]): LeadIndex {
     }
     for (const lead of leads) {
       if (lead === DIGIT) index.digit.push(i);
-      else if (lead.length === 1) {
-        const list = index.single.get(lead.charCodeAt(0));
-        if (list) list.push(i);
-        else index.single.set(lead.charCodeAt(0), [i]);
-      } else {
-        const key = pairKey(lead.charCodeAt(0), lead.charCodeAt(1));
-        const list = index.pairs.get(key);
-        if (list) list.push({ lead, rule: i });
-        else index.pairs.set(key, [{ lead, rule: i }]);
-      }
+      else if (lead.length === 1) pushAt(index.single, lead.charCodeAt(0), i);
+      else pushAt(index.pairs, pairKey(lead.charCodeAt(0), lead.charCodeAt(1)), { lead, rule: i });
     }
   });
   return index;
 }
 
+function pushAt<T>(lists: (T[] | undefined)[], at: number, item: T): void {
+  const list = lists[at];
+  if (list) list.push(item);
+  else lists[at] = [item];
+}
+
 const pairKey = (a: number, b: number): number => a * 128 + b;
 
 const LEADS = buildLeadIndex(KEYWORD_RULES);
-const candidates = new Uint8Array(KEYWORD_RULES.length);
+
+/**
+ * Each rule's pattern, anchored where it is tried (sticky). A match's first word character is at a
+ * word start carrying one of the rule's leads; the match begins there, or one character earlier
+ * when the pattern opens with `(?:^|\s)` and took the whitespace. Trying the pattern only at those
+ * places decides the same as searching the whole text, without scanning it once per rule.
+ */
+const ANCHORED = KEYWORD_RULES.map(
+  (rule) => new RegExp(rule.pattern.source, `${rule.pattern.flags.replace(/[gy]/g, '')}y`),
+);
+const AFTER_SPACE = KEYWORD_RULES.map((rule) => rule.pattern.source.includes(BOUNDARY_GROUP));
+const SPACE = /\s/y;
+
+function matchesAt(rule: number, text: string, p: number): boolean {
+  const pattern = ANCHORED[rule] as RegExp;
+  pattern.lastIndex = p;
+  if (pattern.test(text)) return true;
+  if (p === 0 || !AFTER_SPACE[rule]) return false;
+  SPACE.lastIndex = p - 1;
+  if (!SPACE.test(text)) return false;
+  pattern.lastIndex = p - 1;
+  return pattern.test(text);
+}
+
+/** The (rule, word start) pairs of one text, in a buffer reused from text to text. */
+interface Starts {
+  count: number;
+  rules: Int32Array;
+  starts: Int32Array;
+}
+const found: Starts = { count: 0, rules: new Int32Array(256), starts: new Int32Array(256) };
+/** Per rule, the text (`stamp`) it last matched in and the text and word start it was last noted at. */
+const matched = new Int32Array(KEYWORD_RULES.length);
+const notedIn = new Int32Array(KEYWORD_RULES.length);
+const notedAt = new Int32Array(KEYWORD_RULES.length);
+let stamp = 0;
 
 function isWordCode(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || (c >= 97 && c <= 122);
 }
 
-/** 1 for each rule that may match `text` (a shared buffer, valid until the next call). */
-function candidateRules(text: string): Uint8Array {
-  candidates.fill(0);
-  for (const i of LEADS.always) candidates[i] = 1;
+/** Where in `text` each rule may match: the word starts beginning with one of its leads (a shared buffer). */
+function candidateStarts(text: string): Starts {
+  stamp += 1;
+  found.count = 0;
   let prevWord = false;
   for (let p = 0; p < text.length; p++) {
     const c = text.charCodeAt(p);
@@ -282,17 +342,34 @@ function candidateRules(text: string): Uint8Array {
     if (word && !prevWord) markWord(text, p, c);
     prevWord = word;
   }
-  return candidates;
+  return found;
 }
 
-/** Marks the rules whose leads the word starting at `p` (first character code `c`) begins with. */
+/** Notes the rules whose leads the word starting at `p` (first character code `c`) begins with. */
 function markWord(text: string, p: number, c: number): void {
-  if (c >= 48 && c <= 57) for (const i of LEADS.digit) candidates[i] = 1;
-  const single = LEADS.single.get(c);
-  if (single) for (const i of single) candidates[i] = 1;
+  if (c >= 48 && c <= 57) for (const i of LEADS.digit) note(i, p);
+  const single = LEADS.single[c];
+  if (single) for (const i of single) note(i, p);
   const next = text.charCodeAt(p + 1);
   if (!isWordCode(next)) return;
-  const pairs = LEADS.pairs.get(pairKey(c, next));
+  const pairs = LEADS.pairs[pairKey(c, next)];
   if (pairs === undefined) return;
-  for (const { lead, rule } of pairs) if (text.startsWith(lead, p)) candidates[rule] = 1;
+  for (const { lead, rule } of pairs) if (text.startsWith(lead, p)) note(rule, p);
+}
+
+function note(rule: number, p: number): void {
+  if (notedIn[rule] === stamp && notedAt[rule] === p) return;
+  notedIn[rule] = stamp;
+  notedAt[rule] = p;
+  if (found.count === found.rules.length) {
+    const rules = new Int32Array(found.count * 2);
+    const starts = new Int32Array(found.count * 2);
+    rules.set(found.rules);
+    starts.set(found.starts);
+    found.rules = rules;
+    found.starts = starts;
+  }
+  found.rules[found.count] = rule;
+  found.starts[found.count] = p;
+  found.count += 1;
 }

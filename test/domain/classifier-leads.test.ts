@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { classify, patternLeads } from '../../src/domain/classifier.ts';
+import { classify, matchingRules, patternLeads } from '../../src/domain/classifier.ts';
 import { KEYWORD_RULES } from '../../src/domain/classifier-rules.ts';
 import { CLASSIFICATION_LABELS } from '../../src/domain/types.ts';
 import { DEMO_DATA_DIR } from '../../src/pipeline/seed.ts';
@@ -19,6 +19,10 @@ const TRICKY = [
   '155 MM',
   '1234567890!NOUN',
   'x 123456789!BEARING',
+  'x-123456789!BEARING',
+  'x\t1234567890!SEAL',
+  'x\u00a0123456789!NOUN: VALVE',
+  '123456789!',
   'A/C REPAIR',
   'A&A SUPPORT',
   'O&M OF SYSTEMS',
@@ -68,6 +72,17 @@ test('a keyword pattern matches only texts with a word starting with one of its 
       );
       assert.ok(found, `${rule.pattern.source} matches ${JSON.stringify(text)} without a lead`);
     }
+  }
+});
+
+test('a rule is found matching exactly when its pattern matches somewhere in the text', async () => {
+  for (const text of await corpus()) {
+    const expected = KEYWORD_RULES.flatMap((rule, i) => (rule.pattern.test(text) ? [i] : []));
+    assert.deepEqual(
+      [...matchingRules(text)].sort((a, b) => a - b),
+      expected,
+      text,
+    );
   }
 });
 
