@@ -21,14 +21,24 @@ export interface SignalFilter {
   offset: number;
 }
 
+/** The leading key of the signals list's indexes: must match migration 011's expression exactly. */
+const ENGINE_HASH = (name: string, version: string) => `hashtext(${name} || '@' || ${version})`;
+
 /** Signals of one engine version, best first. */
 export async function listSignals(
   db: Queryable,
   filter: SignalFilter,
 ): Promise<{ signal: SignalDto; contract: ContractDto }[]> {
-  const where = new Where()
-    .add((p) => `s.engine_name = ${p}`, filter.engine)
-    .add((p) => `s.engine_version = ${p}`, filter.engineVersion)
+  const where = new Where();
+  const engine = where.next(filter.engine);
+  const version = where.next(filter.engineVersion);
+  where.clauses.push(
+    `s.engine_name = ${engine}`,
+    `s.engine_version = ${version}`,
+    // What the list's indexes lead with (migration 011).
+    `${ENGINE_HASH('s.engine_name', 's.engine_version')} = ${ENGINE_HASH(`${engine}::text`, `${version}::text`)}`,
+  );
+  where
     .add((p) => `s.signal_score >= ${p}`, filter.minScore)
     .add((p) => `s.ticker = ${p}`, filter.ticker)
     .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since);

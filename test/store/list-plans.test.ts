@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ENGINES } from '../../src/domain/engines/index.ts';
+import type { Db, Queryable } from '../../src/store/db.ts';
+import { listSignals, type SignalFilter } from '../../src/store/signals.ts';
+import { seededDb } from '../support/db.ts';
+
+/** The plan of each statement `run` sends, with sequential and bitmap scans ruled out. */
+async function plansOf(db: Db, run: (recorder: Queryable) => Promise<unknown>): Promise<string[]> {
+  const sent: { text: string; params: readonly unknown[] | undefined }[] = [];
+  await run({
+    query: (text, params) => {
+      sent.push({ text, params });
+      return db.query(text, params);
+    },
+  });
+  const plans: string[] = [];
+  for (const { text, params } of sent) {
+    const rows = await db.transaction(async (tx) => {
+      await tx.query('SET LOCAL enable_seqscan = off');
+      await tx.query('SET LOCAL enable_bitmapscan = off');
+      return tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, params);
+    });
+    plans.push(rows.map((r) => r['QUERY PLAN']).join('\n'));
+  }
+  return plans;
+}
+
+describe('the signals list reads its indexes in order', () => {
+  let db: Db;
+  before(async () => {
+    db = await seededDb();
+  });
+  after(async () => db.close());
+
+  const engine = ENGINES[0];
+  const filter = (extra: Partial<SignalFilter> = {}): SignalFilter => ({
+    engine: engine?.name ?? '',
+    engineVersion: engine?.version ?? '',
+    withRationale: false,
+    limit: 20,
+    offset: 0,
+    ...extra,
+  });
+
+  // The query has to repeat the index's leading expression (migration 011) word for word; if the two
+  // drift apart the planner can no longer use the index and sorts the engine's every signal instead.
+  test('ranked: signals_ranked, no sort', async () => {
+    const [plan] = await plansOf(db, (q) => listSignals(q, filter({ minScore: 10 })));
+    assert.match(plan ?? '', /Index Scan using signals_ranked on signals/);
+    assert.match(plan ?? '', /hashtext/);
+    assert.doesNotMatch(plan ?? '', /Sort Key: s\.signal_score/);
+  });
+
+  test('by ticker: signals_by_ticker, no sort', async () => {
+    const [plan] = await plansOf(db, (q) => listSignals(q, filter({ ticker: 'LMT' })));
+    assert.match(plan ?? '', /Index Scan using signals_by_ticker on signals/);
+    assert.doesNotMatch(plan ?? '', /Sort Key: s\.signal_score/);
+  });
+});
