@@ -62,9 +62,15 @@ export function trailingStatsMany(
   let start = 0;
   let end = 0;
   let total = 0;
+  // Queries come in date order and many share a date: the window start is worked out once per date.
+  let lastDate: string | null = null;
+  let from = '';
   for (const qi of order) {
     const date = dates[qi] ?? '';
-    const from = addDays(date, -365);
+    if (date !== lastDate) {
+      lastDate = date;
+      from = addDays(date, -365);
+    }
     while (end < history.length && (history[end]?.date ?? '') < date) {
       const value = history[end]?.value ?? 0;
       tree.add(rankOf.get(value) ?? 0, 1);
