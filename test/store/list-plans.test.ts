@@ -58,3 +58,22 @@ describe('the signals list reads its indexes in order', () => {
     assert.doesNotMatch(plan ?? '', /Sort Key: s\.signal_score/);
   });
 });
+
+describe('the signals table', () => {
+  test('carries only the indexes its reads use: each one is paid for on every signal written', async () => {
+    const db = await seededDb();
+    try {
+      const rows = await db.query<{ name: string; definition: string }>(
+        `SELECT indexname AS name, indexdef AS definition FROM pg_indexes WHERE tablename = 'signals' ORDER BY indexname`,
+      );
+      assert.deepEqual(
+        rows.map((r) => r.name),
+        ['signals_by_ticker', 'signals_by_time', 'signals_pkey', 'signals_ranked'],
+      );
+      const pkey = rows.find((r) => r.name === 'signals_pkey');
+      assert.match(pkey?.definition ?? '', /\(contract_id, engine_name, engine_version\)/);
+    } finally {
+      await db.close();
+    }
+  });
+});
