@@ -24,6 +24,22 @@ describe('COPY text encoding', () => {
       'a\\tb\tline1\\nline2\\r\tback\\\\slash\tnulbyte\t\\N\t\\N\t42\t{"k":"x\\\\\\\\y"}\nplain\t1.5\ttrue\n',
     );
   });
+
+  test('finds the special characters in long texts too (they are searched differently)', () => {
+    const long = 'x'.repeat(80);
+    for (const [raw, escaped] of [
+      ['\\', '\\\\'],
+      ['\t', '\\t'],
+      ['\n', '\\n'],
+      ['\r', '\\r'],
+      ['\0', ''],
+    ]) {
+      assert.equal(
+        copyText([[`${long}${raw}×`, long]], (row) => row),
+        `${long}${escaped}×\t${long}\n`,
+      );
+    }
+  });
 });
 
 describe('time-ordered ids', () => {
