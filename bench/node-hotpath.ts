@@ -15,7 +15,7 @@ import { readFile } from 'node:fs/promises';
 import { classify } from '../src/domain/classifier.ts';
 import { ENGINES } from '../src/domain/engines/index.ts';
 import type { Resolution } from '../src/domain/resolver.ts';
-import type { AwardRecord, ClassificationLabel } from '../src/domain/types.ts';
+import type { AwardRecord, ClassificationLabel, Engine, EngineOutput } from '../src/domain/types.ts';
 import { BULK_COLUMNS, normalizeBulkRecord, parseBulkCsv } from '../src/sources/awards.ts';
 import { columnPicker, csvRecordBatches } from '../src/sources/csv.ts';
 import { encodeRationale } from '../src/store/rows.ts';
@@ -134,7 +134,15 @@ async function main(): Promise<void> {
   }
   // What the scoring loop does per matched contract: every engine's output, its rationale encoded for storage.
   timed(stages, 'store form: every engine, rationale encoded', inputs.length, () => {
-    for (const input of inputs) for (const engine of ENGINES) encodeRationale(engine.score(input).rationale);
+    const outputs = new Map<Engine, EngineOutput>();
+    for (const input of inputs) {
+      outputs.clear();
+      for (const engine of ENGINES) {
+        const output = engine.score(input, outputs);
+        outputs.set(engine, output);
+        encodeRationale(output.rationale);
+      }
+    }
   });
 
   const perAward = (ms: number) => ((1000 * ms) / n).toFixed(2);

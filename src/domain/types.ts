@@ -67,12 +67,13 @@ export type ClassificationLabel = (typeof CLASSIFICATION_LABELS)[number];
 export const TIERS = ['free', 'developer', 'intelligence'] as const;
 export type Tier = (typeof TIERS)[number];
 
+/** One rule's part of a score. Rows are values: engines may share one between outputs, so none is changed. */
 export interface RationaleItem {
-  rule: string;
-  weight: number;
-  value: number;
-  contribution: number;
-  detail: string;
+  readonly rule: string;
+  readonly weight: number;
+  readonly value: number;
+  readonly contribution: number;
+  readonly detail: string;
 }
 
 export interface Scores {
@@ -113,7 +114,7 @@ export interface EngineInput {
 
 export interface EngineOutput {
   scores: Scores;
-  rationale: RationaleItem[];
+  rationale: readonly RationaleItem[];
 }
 
 export interface Engine {
@@ -121,5 +122,10 @@ export interface Engine {
   version: string;
   tier: Tier;
   isDefault: boolean;
-  score(input: EngineInput): EngineOutput;
+  /**
+   * `earlier`: the outputs of other engines for this same input, when the caller has them (the pipeline
+   * scores a contract with every engine in turn); an engine built on another may take its output from
+   * there instead of computing it again.
+   */
+  score(input: EngineInput, earlier?: ReadonlyMap<Engine, EngineOutput>): EngineOutput;
 }

@@ -2,7 +2,14 @@ import { availableParallelism } from 'node:os';
 import { classify } from '../domain/classifier.ts';
 import { computeRegime } from '../domain/regimes.ts';
 import { type DatedValue, trailingStatsMany } from '../domain/trailing.ts';
-import type { AwardRecord, ClassificationLabel, EngineInput, RegimeResult } from '../domain/types.ts';
+import type {
+  AwardRecord,
+  ClassificationLabel,
+  Engine,
+  EngineInput,
+  EngineOutput,
+  RegimeResult,
+} from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
 import {
   type ResolvedAward,
@@ -237,6 +244,8 @@ export async function scoreContracts(
   const trailing = trailingById(contracts, history);
   let created = 0;
   const writes = new WritePipeline(writeDepth(ctx));
+  // One contract's outputs so far: an engine built on another takes that one's output from here.
+  const outputs = new Map<Engine, EngineOutput>();
   for (let start = 0; start < contracts.length; start += batchSize) {
     const batch = contracts.slice(start, start + batchSize);
     const regimes: { awardDate: string; regime: RegimeResult }[] = [];
@@ -255,8 +264,12 @@ export async function scoreContracts(
         trailing: trailing.get(contract.id) ?? NO_TRAILING,
         regime,
       };
-      for (const engine of ctx.engines)
-        signals.push(signalWrite(contract, engine, engine.score(input), unscored));
+      outputs.clear();
+      for (const engine of ctx.engines) {
+        const output = engine.score(input, outputs);
+        outputs.set(engine, output);
+        signals.push(signalWrite(contract, engine, output, unscored));
+      }
     }
     const done = Math.min(start + batchSize, contracts.length);
     await writes.enqueue(

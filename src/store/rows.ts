@@ -77,8 +77,27 @@ type StoredRule = [rule: string, weight: number, value: number, contribution: nu
  * `[rule, weight, value, contribution, detail]`; the objects' keys were a third of the bytes.
  */
 export function encodeRationale(items: readonly RationaleItem[]): string {
-  return JSON.stringify(items.map((r): StoredRule => [r.rule, r.weight, r.value, r.contribution, r.detail]));
+  const texts: string[] = new Array(items.length);
+  let out = '[';
+  for (let i = 0; i < items.length; i++) {
+    const item = items[i] as RationaleItem;
+    const text = previous.items[i] === item ? (previous.texts[i] as string) : encodeItem(item);
+    texts[i] = text;
+    out += i === 0 ? text : `,${text}`;
+  }
+  previous = { items, texts };
+  return `${out}]`;
 }
+
+/**
+ * The rows encoded last and their texts. The pipeline encodes each engine's rationale in turn, and an
+ * engine built on another starts with that one's rows (regime-aware with materiality's, the same row
+ * objects: rows are values and never changed), so those are not encoded twice.
+ */
+let previous: { items: readonly RationaleItem[]; texts: readonly string[] } = { items: [], texts: [] };
+
+const encodeItem = (item: RationaleItem): string =>
+  JSON.stringify([item.rule, item.weight, item.value, item.contribution, item.detail] satisfies StoredRule);
 
 /** The API's rationale objects from their stored form. */
 export function decodeRationale(stored: string): RationaleItem[] {

@@ -177,3 +177,17 @@ test('dollar amounts in rationale details read as toLocaleString writes them', (
     assert.equal(dollars(x), Math.round(x).toLocaleString('en-US'), String(x));
   }
 });
+
+test("regime-aware given materiality's output for the same input gives what it computes alone", () => {
+  assert.ok(materiality && regimeAware);
+  const calm = regime({ risk_on: 0.7, risk_off: 0.05, high_volatility: 0.1, range_bound: 0.15 });
+  for (const one of [input(), { ...input({ classification: 'it_services' }), regime: calm }]) {
+    const base = materiality.score(one);
+    const earlier = new Map([[materiality, base]]);
+    const shared = regimeAware.score(one, earlier);
+    assert.deepEqual(shared, regimeAware.score(one));
+    // It starts with materiality's own rows and leaves materiality's output as it was.
+    assert.equal(shared.rationale[0], base.rationale[0]);
+    assert.deepEqual(base, materiality.score(one));
+  }
+});

@@ -6,7 +6,7 @@ import type {
   RationaleItem,
   RegimeResult,
 } from '../types.ts';
-import { round4, scoreMateriality, sumContributions, toScore } from './materiality.ts';
+import { materiality, round4, scoreMateriality, sumContributions, toScore } from './materiality.ts';
 
 /**
  * Materiality, then shifted by the market backdrop at the award date: good news lands better in
@@ -37,22 +37,11 @@ export const regimeAware: Engine = {
   score: scoreRegimeAware,
 };
 
-function scoreRegimeAware(input: EngineInput): EngineOutput {
-  const base = scoreMateriality(input);
-  const baseRows = base.rationale;
+function scoreRegimeAware(input: EngineInput, earlier?: ReadonlyMap<Engine, EngineOutput>): EngineOutput {
+  const base = earlier?.get(materiality) ?? scoreMateriality(input);
   const regime = input.regime;
-  if (regime === null) {
-    const note = {
-      rule: 'regime_unavailable',
-      weight: 0,
-      value: 0,
-      contribution: 0,
-      detail: 'no regime at the award date; materiality unchanged',
-    };
-    baseRows.push(note);
-    return { scores: base.scores, rationale: baseRows };
-  }
-  const rationale = baseRows.concat(regimeRationale(regime, input.contract.classification));
+  if (regime === null) return { scores: base.scores, rationale: [...base.rationale, NO_REGIME] };
+  const rationale = base.rationale.concat(regimeRationale(regime, input.contract.classification));
   const volatility = regime.scores.high_volatility;
   return {
     scores: {
@@ -65,29 +54,33 @@ function scoreRegimeAware(input: EngineInput): EngineOutput {
   };
 }
 
+const NO_REGIME: RationaleItem = {
+  rule: 'regime_unavailable',
+  weight: 0,
+  value: 0,
+  contribution: 0,
+  detail: 'no regime at the award date; materiality unchanged',
+};
+
 /**
  * A run scores thousands of awards per award date against the same regime: its rows (two variants,
- * defense or not) are built once per regime object and copied, so callers still own their rows.
+ * defense or not) are built once per regime object and shared (rows are never changed).
  */
-const rowsByRegime = new WeakMap<RegimeResult, { defense: RationaleItem[]; other: RationaleItem[] }>();
+const rowsByRegime = new WeakMap<
+  RegimeResult,
+  { defense: readonly RationaleItem[]; other: readonly RationaleItem[] }
+>();
 
-function regimeRationale(regime: RegimeResult, classification: ClassificationLabel): RationaleItem[] {
+function regimeRationale(
+  regime: RegimeResult,
+  classification: ClassificationLabel,
+): readonly RationaleItem[] {
   let cached = rowsByRegime.get(regime);
   if (cached === undefined) {
     cached = { defense: buildRegimeRows(regime, true), other: buildRegimeRows(regime, false) };
     rowsByRegime.set(regime, cached);
   }
-  return (DEFENSE_LABELS.has(classification) ? cached.defense : cached.other).map(copyRow);
-}
-
-function copyRow(row: RationaleItem): RationaleItem {
-  return {
-    rule: row.rule,
-    weight: row.weight,
-    value: row.value,
-    contribution: row.contribution,
-    detail: row.detail,
-  };
+  return DEFENSE_LABELS.has(classification) ? cached.defense : cached.other;
 }
 
 function buildRegimeRows(regime: RegimeResult, defense: boolean): RationaleItem[] {

@@ -1,0 +1,34 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { RationaleItem } from '../../src/domain/types.ts';
+import { decodeRationale, encodeRationale } from '../../src/store/rows.ts';
+
+const item = (rule: string, value: number, detail: string): RationaleItem => ({
+  rule,
+  weight: 10,
+  value,
+  contribution: 10 * value,
+  detail,
+});
+
+test('a rationale is stored as one JSON array per rule and read back as the same objects', () => {
+  const rows = [item('award_size', 0.2388, 'award value $3,953,429'), item('agency', 1, 'quote " back\\ ×')];
+  const stored = encodeRationale(rows);
+  assert.equal(
+    stored,
+    JSON.stringify(rows.map((r) => [r.rule, r.weight, r.value, r.contribution, r.detail])),
+  );
+  assert.deepEqual(decodeRationale(stored), rows);
+});
+
+test('rows shared with the rationale encoded before are reused only where they are the same rows', () => {
+  const a = item('a', 0.1, 'first');
+  const b = item('b', 0.2, 'second');
+  const c = item('c', 0.3, 'third');
+  const plain = (rows: RationaleItem[]) =>
+    JSON.stringify(rows.map((r) => [r.rule, r.weight, r.value, r.contribution, r.detail]));
+  // A longer rationale starting with the last one's rows, then others at the same positions.
+  for (const rows of [[a, b], [a, b, c], [c, a], [item('a', 0.1, 'first'), b], [], [b]]) {
+    assert.equal(encodeRationale(rows), plain(rows));
+  }
+});
