@@ -77,27 +77,35 @@ type StoredRule = [rule: string, weight: number, value: number, contribution: nu
  * `[rule, weight, value, contribution, detail]`; the objects' keys were a third of the bytes.
  */
 export function encodeRationale(items: readonly RationaleItem[]): string {
-  const texts: string[] = new Array(items.length);
-  let out = '[';
-  for (let i = 0; i < items.length; i++) {
-    const item = items[i] as RationaleItem;
-    const text = previous.items[i] === item ? (previous.texts[i] as string) : encodeItem(item);
-    texts[i] = text;
-    out += i === 0 ? text : `,${text}`;
-  }
-  previous = { items, texts };
-  return `${out}]`;
+  const before = previous;
+  const extending =
+    before.items.length > 0 && before.items.length < items.length && startsWith(items, before.items);
+  // '[…rows before', ',', '…rows after]' joined into one flat string: a batch waiting for its write holds
+  // thousands of these, and a string of pieces would be a tree for every collection to copy.
+  const text = extending
+    ? [
+        before.text.slice(0, -1),
+        ',',
+        JSON.stringify(items.slice(before.items.length).map(storedRule)).slice(1),
+      ].join('')
+    : JSON.stringify(items.map(storedRule));
+  previous = { items, text };
+  return text;
 }
 
 /**
- * The rows encoded last and their texts. The pipeline encodes each engine's rationale in turn, and an
+ * The rationale encoded last and its text. The pipeline encodes each engine's rationale in turn, and an
  * engine built on another starts with that one's rows (regime-aware with materiality's, the same row
- * objects: rows are values and never changed), so those are not encoded twice.
+ * objects: rows are values and never changed), so those rows are not encoded twice.
  */
-let previous: { items: readonly RationaleItem[]; texts: readonly string[] } = { items: [], texts: [] };
+let previous: { items: readonly RationaleItem[]; text: string } = { items: [], text: '[]' };
 
-const encodeItem = (item: RationaleItem): string =>
-  JSON.stringify([item.rule, item.weight, item.value, item.contribution, item.detail] satisfies StoredRule);
+function startsWith(items: readonly RationaleItem[], prefix: readonly RationaleItem[]): boolean {
+  for (let i = 0; i < prefix.length; i++) if (items[i] !== prefix[i]) return false;
+  return true;
+}
+
+const storedRule = (r: RationaleItem): StoredRule => [r.rule, r.weight, r.value, r.contribution, r.detail];
 
 /** The API's rationale objects from their stored form. */
 export function decodeRationale(stored: string): RationaleItem[] {
