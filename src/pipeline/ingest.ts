@@ -257,9 +257,17 @@ export async function scoreContracts(
         regimesWritten.add(contract.awardDate);
         regimes.push({ awardDate: contract.awardDate, regime });
       }
-      const { unscored, ...facts } = contract;
       const input: EngineInput = {
-        contract: facts,
+        // Named one by one: an object rest copy (`{ unscored, ...facts }`) cost ≈ 0.25 µs per contract.
+        contract: {
+          id: contract.id,
+          ticker: contract.ticker,
+          value: contract.value,
+          awardDate: contract.awardDate,
+          awardingAgency: contract.awardingAgency,
+          classification: contract.classification,
+          matchConfidence: contract.matchConfidence,
+        },
         company: sectors.get(contract.ticker) ?? null,
         trailing: trailing.get(contract.id) ?? NO_TRAILING,
         regime,
@@ -268,7 +276,7 @@ export async function scoreContracts(
       for (const engine of ctx.engines) {
         const output = engine.score(input, outputs);
         outputs.set(engine, output);
-        signals.push(signalWrite(contract, engine, output, unscored));
+        signals.push(signalWrite(contract, engine, output, contract.unscored));
       }
     }
     const done = Math.min(start + batchSize, contracts.length);
