@@ -245,7 +245,10 @@ function timedResolver(resolver: Resolver, watch: Stopwatch): Resolver {
 }
 
 function timedEngine(engine: Engine, watch: Stopwatch): Engine {
-  return { ...engine, score: (input) => watch.time(`score: ${engine.name}`, () => engine.score(input)) };
+  return {
+    ...engine,
+    score: (input, earlier) => watch.time(`score: ${engine.name}`, () => engine.score(input, earlier)),
+  };
 }
 
 // ------------------------------------------------------------------------------ runs

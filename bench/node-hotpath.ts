@@ -15,7 +15,12 @@ import { readFile } from 'node:fs/promises';
 import { classify } from '../src/domain/classifier.ts';
 import { ENGINES } from '../src/domain/engines/index.ts';
 import type { Resolution } from '../src/domain/resolver.ts';
-import type { AwardRecord, ClassificationLabel, Engine, EngineOutput } from '../src/domain/types.ts';
+import {
+  type AwardRecord,
+  type ClassificationLabel,
+  type EngineOutput,
+  engineKey,
+} from '../src/domain/types.ts';
 import { BULK_COLUMNS, normalizeBulkRecord, parseBulkCsv } from '../src/sources/awards.ts';
 import { columnPicker, csvRecordBatches } from '../src/sources/csv.ts';
 import { encodeRationale } from '../src/store/rows.ts';
@@ -134,12 +139,12 @@ async function main(): Promise<void> {
   }
   // What the scoring loop does per matched contract: every engine's output, its rationale encoded for storage.
   timed(stages, 'store form: every engine, rationale encoded', inputs.length, () => {
-    const outputs = new Map<Engine, EngineOutput>();
+    const outputs = new Map<string, EngineOutput>();
     for (const input of inputs) {
       outputs.clear();
       for (const engine of ENGINES) {
         const output = engine.score(input, outputs);
-        outputs.set(engine, output);
+        outputs.set(engineKey(engine), output);
         encodeRationale(output.rationale);
       }
     }

@@ -326,6 +326,7 @@ const matched = new Int32Array(KEYWORD_RULES.length);
 const notedIn = new Int32Array(KEYWORD_RULES.length);
 const notedAt = new Int32Array(KEYWORD_RULES.length);
 let stamp = 0;
+const MAX_STAMP = 0x7fffffff;
 
 function isWordCode(c: number): boolean {
   return (c >= 65 && c <= 90) || (c >= 48 && c <= 57) || c === 95 || (c >= 97 && c <= 122);
@@ -333,6 +334,12 @@ function isWordCode(c: number): boolean {
 
 /** Where in `text` each rule may match: the word starts beginning with one of its leads (a shared buffer). */
 function candidateStarts(text: string): Starts {
+  if (stamp === MAX_STAMP) {
+    // Two billion texts on: start the stamps again rather than let the Int32Arrays wrap around.
+    stamp = 0;
+    matched.fill(0);
+    notedIn.fill(0);
+  }
   stamp += 1;
   found.count = 0;
   let prevWord = false;

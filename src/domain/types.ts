@@ -123,9 +123,13 @@ export interface Engine {
   tier: Tier;
   isDefault: boolean;
   /**
-   * `earlier`: the outputs of other engines for this same input, when the caller has them (the pipeline
-   * scores a contract with every engine in turn); an engine built on another may take its output from
-   * there instead of computing it again.
+   * `earlier`: the outputs of other engines for this same input by `engineKey`, when the caller has them
+   * (the pipeline scores a contract with every engine in turn); an engine built on another may take its
+   * output from there instead of computing it again.
    */
-  score(input: EngineInput, earlier?: ReadonlyMap<Engine, EngineOutput>): EngineOutput;
+  score(input: EngineInput, earlier?: ReadonlyMap<string, EngineOutput>): EngineOutput;
 }
+
+/** An engine version's key among `earlier` outputs: by name and version, not by object. */
+export const engineKey = (engine: Pick<Engine, 'name' | 'version'>): string =>
+  `${engine.name}@${engine.version}`;

@@ -2,13 +2,13 @@ import { availableParallelism } from 'node:os';
 import { classify } from '../domain/classifier.ts';
 import { computeRegime } from '../domain/regimes.ts';
 import { type DatedValue, trailingStatsMany } from '../domain/trailing.ts';
-import type {
-  AwardRecord,
-  ClassificationLabel,
-  Engine,
-  EngineInput,
-  EngineOutput,
-  RegimeResult,
+import {
+  type AwardRecord,
+  type ClassificationLabel,
+  type EngineInput,
+  type EngineOutput,
+  engineKey,
+  type RegimeResult,
 } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
 import {
@@ -245,7 +245,8 @@ export async function scoreContracts(
   let created = 0;
   const writes = new WritePipeline(writeDepth(ctx));
   // One contract's outputs so far: an engine built on another takes that one's output from here.
-  const outputs = new Map<Engine, EngineOutput>();
+  const outputs = new Map<string, EngineOutput>();
+  const keys = ctx.engines.map(engineKey);
   for (let start = 0; start < contracts.length; start += batchSize) {
     const batch = contracts.slice(start, start + batchSize);
     const regimes: { awardDate: string; regime: RegimeResult }[] = [];
@@ -273,9 +274,9 @@ export async function scoreContracts(
         regime,
       };
       outputs.clear();
-      for (const engine of ctx.engines) {
+      for (const [i, engine] of ctx.engines.entries()) {
         const output = engine.score(input, outputs);
-        outputs.set(engine, output);
+        outputs.set(keys[i] as string, output);
         signals.push(signalWrite(contract, engine, output, contract.unscored));
       }
     }

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import { classify } from '../../src/domain/classifier.ts';
 import { defaultEngine, ENGINES, engineNames, getEngine } from '../../src/domain/engines/index.ts';
 import { dollars } from '../../src/domain/engines/materiality.ts';
-import type { EngineInput, EngineOutput, RegimeResult } from '../../src/domain/types.ts';
+import { type EngineInput, type EngineOutput, engineKey, type RegimeResult } from '../../src/domain/types.ts';
 import { parseCsv, sharedData } from './fixtures.ts';
 
 const materiality = getEngine('materiality');
@@ -183,7 +183,7 @@ test("regime-aware given materiality's output for the same input gives what it c
   const calm = regime({ risk_on: 0.7, risk_off: 0.05, high_volatility: 0.1, range_bound: 0.15 });
   for (const one of [input(), { ...input({ classification: 'it_services' }), regime: calm }]) {
     const base = materiality.score(one);
-    const earlier = new Map([[materiality, base]]);
+    const earlier = new Map([[engineKey(materiality), base]]);
     const shared = regimeAware.score(one, earlier);
     assert.deepEqual(shared, regimeAware.score(one));
     // It starts with materiality's own rows and leaves materiality's output as it was.

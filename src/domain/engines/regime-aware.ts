@@ -1,10 +1,11 @@
-import type {
-  ClassificationLabel,
-  Engine,
-  EngineInput,
-  EngineOutput,
-  RationaleItem,
-  RegimeResult,
+import {
+  type ClassificationLabel,
+  type Engine,
+  type EngineInput,
+  type EngineOutput,
+  engineKey,
+  type RationaleItem,
+  type RegimeResult,
 } from '../types.ts';
 import { materiality, round4, scoreMateriality, sumContributions, toScore } from './materiality.ts';
 
@@ -37,8 +38,11 @@ export const regimeAware: Engine = {
   score: scoreRegimeAware,
 };
 
-function scoreRegimeAware(input: EngineInput, earlier?: ReadonlyMap<Engine, EngineOutput>): EngineOutput {
-  const base = earlier?.get(materiality) ?? scoreMateriality(input);
+/** regime-aware 1.1.0 is built on materiality 2.0.0, and takes its output when the caller has it. */
+const BASE_KEY = engineKey(materiality);
+
+function scoreRegimeAware(input: EngineInput, earlier?: ReadonlyMap<string, EngineOutput>): EngineOutput {
+  const base = earlier?.get(BASE_KEY) ?? scoreMateriality(input);
   const regime = input.regime;
   if (regime === null) return { scores: base.scores, rationale: [...base.rationale, NO_REGIME] };
   const rationale = base.rationale.concat(regimeRationale(regime, input.contract.classification));
