@@ -83,15 +83,31 @@ export function encodeRationale(items: readonly RationaleItem[]): string {
   // '[…rows before', ',', '…rows after]' joined into one flat string: a batch waiting for its write holds
   // thousands of these, and a string of pieces would be a tree for every collection to copy.
   const text = extending
-    ? [
-        before.text.slice(0, -1),
-        ',',
-        JSON.stringify(items.slice(before.items.length).map(storedRule)).slice(1),
-      ].join('')
+    ? [before.text.slice(0, -1), ',', restText(items, before.items.length).slice(1)].join('')
     : JSON.stringify(items.map(storedRule));
   previous = { items, text };
   return text;
 }
+
+/**
+ * The JSON text of `items` from `from` on. What follows a shared prefix is shared too as a rule
+ * (regime-aware's regime rows: one set per award date and kind of work), so its text is kept by its
+ * first row, for at most REST_LIMIT different rests.
+ */
+function restText(items: readonly RationaleItem[], from: number): string {
+  const first = items[from] as RationaleItem;
+  const kept = rests.get(first);
+  if (kept !== undefined && kept.items.length === items.length - from && startsWith(items, kept.items, from))
+    return kept.text;
+  const rest = items.slice(from);
+  const text = JSON.stringify(rest.map(storedRule));
+  if (rests.size >= REST_LIMIT) rests.clear();
+  rests.set(first, { items: rest, text });
+  return text;
+}
+
+const REST_LIMIT = 10_000;
+const rests = new Map<RationaleItem, { items: readonly RationaleItem[]; text: string }>();
 
 /**
  * The rationale encoded last and its text. The pipeline encodes each engine's rationale in turn, and an
@@ -100,8 +116,9 @@ export function encodeRationale(items: readonly RationaleItem[]): string {
  */
 let previous: { items: readonly RationaleItem[]; text: string } = { items: [], text: '[]' };
 
-function startsWith(items: readonly RationaleItem[], prefix: readonly RationaleItem[]): boolean {
-  for (let i = 0; i < prefix.length; i++) if (items[i] !== prefix[i]) return false;
+/** `items` holds the rows of `part` from position `at` on (by identity). */
+function startsWith(items: readonly RationaleItem[], part: readonly RationaleItem[], at = 0): boolean {
+  for (let i = 0; i < part.length; i++) if (items[at + i] !== part[i]) return false;
   return true;
 }
 

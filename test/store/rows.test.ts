@@ -32,3 +32,31 @@ test('rows shared with the rationale encoded before are reused only where they a
     assert.equal(encodeRationale(rows), plain(rows));
   }
 });
+
+test('the rows after a shared prefix are reused only when every one of them is the same row', () => {
+  const plain = (rows: RationaleItem[]) =>
+    JSON.stringify(rows.map((r) => [r.rule, r.weight, r.value, r.contribution, r.detail]));
+  const [a, b, c, d, e, f, g, x] = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'x'].map((name, i) =>
+    item(name, i / 10, `row ${name}`),
+  ) as RationaleItem[] & { length: 8 };
+  // Each pair: a rationale, then one extending it; the extensions share or almost share their rest.
+  for (const [base, extended] of [
+    [
+      [a, b],
+      [a, b, c, d],
+    ],
+    [
+      [e, f],
+      [e, f, c, d],
+    ],
+    [
+      [e, f],
+      [e, f, c, x],
+    ],
+    [[g], [g, c]],
+    [[g], [g, c, d]],
+  ] as RationaleItem[][][]) {
+    assert.equal(encodeRationale(base ?? []), plain(base ?? []));
+    assert.equal(encodeRationale(extended ?? []), plain(extended ?? []));
+  }
+});
