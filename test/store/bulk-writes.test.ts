@@ -175,6 +175,44 @@ describe('bulk ingest writes (COPY paths)', () => {
     assert.equal(n, 1);
   });
 
+  test('unmatched recipients are tallied once per new award, through the staged path of a large batch', async () => {
+    // 240 awards to 120 names no alias or company matches (two awards each), one with a tab and a backslash.
+    const name = (k: number) => (k === 3 ? 'ZQX\tODD \\ WORKS LLC' : `ZQXV NOWHERE ${k} FABRICATORS LLC`);
+    const unmatched = (i: number) =>
+      award(1000 + i, { recipientName: name(i % 120), value: 10 + i, description: 'SHOP SUPPLIES' });
+    const tallied = () =>
+      db.query<{ name_norm: string; sample_name: string; award_count: number; total_value: number }>(
+        "SELECT * FROM unmatched_recipients WHERE name_norm LIKE 'ZQX%' ORDER BY name_norm",
+      );
+    const first = await ingestAwards(
+      ctx,
+      Array.from({ length: 240 }, (_, i) => unmatched(i)),
+    );
+    assert.deepEqual([first.inserted, first.unmatched], [240, 240]);
+    const rows = await tallied();
+    assert.equal(rows.length, 120);
+    const odd = rows.find((r) => r.sample_name === name(3));
+    assert.deepEqual(
+      [odd?.award_count, odd?.total_value],
+      [2, 10 + 3 + (10 + 123)],
+      'both awards of a name, values added',
+    );
+    // Re-ingesting the same awards adds nothing; two new awards to one name add to its row.
+    await ingestAwards(
+      ctx,
+      Array.from({ length: 240 }, (_, i) => unmatched(i)),
+    );
+    await ingestAwards(ctx, [unmatched(240), unmatched(360)]);
+    const again = await tallied();
+    assert.equal(again.length, 120);
+    const zero = again.find((r) => r.sample_name === name(0));
+    assert.deepEqual([zero?.award_count, zero?.total_value], [4, 10 + 130 + 250 + 370]);
+    assert.equal(
+      again.reduce((n, r) => n + r.award_count, 0),
+      242,
+    );
+  });
+
   test('signals go with their contracts: deleted with them, truncated with them (triggers, not a foreign key)', async () => {
     const count = async (sql: string) =>
       (await db.query<{ n: number }>(`SELECT count(*)::int AS n FROM ${sql}`))[0]?.n ?? -1;
