@@ -642,7 +642,8 @@ async function main(): Promise<void> {
     if (existing > 0) {
       if (!RESET)
         throw new Error(`${safeUrl} already holds ${existing} contracts; pass --reset to truncate them`);
-      await db.exec('TRUNCATE contracts, signals, market_regimes, candles CASCADE');
+      // Signals go with contracts (a truncate trigger; naming both in one TRUNCATE fails).
+      await db.exec('TRUNCATE contracts, market_regimes, candles CASCADE');
       log(`truncated ${fmtInt(existing)} contracts and their signals, market regimes and candles`);
     }
 
