@@ -230,5 +230,10 @@ describe('bulk ingest writes (COPY paths)', () => {
     );
     await db.exec('TRUNCATE contracts');
     assert.equal(await count('signals'), 0);
+    // Naming both tables in one statement works too (the trigger finds signals already emptied).
+    await ingestAwards(ctx, [award(1)]);
+    assert.equal(await count('signals'), ENGINES.length);
+    await db.exec('TRUNCATE contracts, signals');
+    assert.deepEqual([await count('contracts'), await count('signals')], [0, 0]);
   });
 });
