@@ -289,7 +289,8 @@ async function serverCpu(db: Db): Promise<Map<number, number> | null> {
 /**
  * Server CPU between two readings: what each process seen at the second one used since the first (or
  * since it started). A process gone by the second reading is left out — the pool closes connections
- * that sat idle for ten seconds, so what it used after the first reading is next to nothing.
+ * that sat idle for ten seconds, so what it used after the first reading is next to nothing; a run is
+ * therefore summed phase by phase.
  */
 function serverMs(from: Map<number, number> | null, to: Map<number, number> | null): number | null {
   if (from === null || to === null) return null;
@@ -396,6 +397,8 @@ async function run(label: string, db: Db, csvPath: string, stages: boolean): Pro
     classify({ description: `${a.description ?? ''} #${i}`, naics: a.naics, psc: a.psc });
   }
   const classifyPassMs = performance.now() - classifyStart;
+  const storingMs = serverMs(start.server, switched.server);
+  const scoringMs = serverMs(switched.server, end.server);
   const stagesList = [...watch.totals.entries()]
     .sort((a, b) => b[1].ms - a[1].ms)
     .map(([stage, t]) => [stage, t.ms, t.calls] as [string, number, number]);
@@ -404,7 +407,7 @@ async function run(label: string, db: Db, csvPath: string, stages: boolean): Pro
     awards: result.received,
     importMs,
     nodeCpuMs: nodeMs(start, end),
-    serverCpuMs: sumOrNull(serverMs(start.server, switched.server), serverMs(switched.server, end.server)),
+    serverCpuMs: storingMs === null || scoringMs === null ? null : storingMs + scoringMs,
     machineBusy: start.machine && end.machine ? busyShare(start.machine, end.machine) : null,
     load: [load, loadavg()[0] ?? 0],
     classifyPassMs,
@@ -438,10 +441,6 @@ async function cpuSnapshot(db: Db, clockLast = false): Promise<CpuSnapshot> {
   return { at, node, server, machine };
 }
 
-const nullOr = <T, U>(x: T | null, f: (x: T) => U): U | null => (x === null ? null : f(x));
-const sumOrNull = (a: number | null, b: number | null): number | null =>
-  a === null || b === null ? null : a + b;
-
 const nodeMs = (from: CpuSnapshot, to: CpuSnapshot): number =>
   (to.node.user - from.node.user + to.node.system - from.node.system) / 1000;
 
@@ -459,11 +458,12 @@ interface PhaseCpu {
 
 function phaseCpu(phase: string, from: CpuSnapshot, to: CpuSnapshot): PhaseCpu {
   const seconds = Math.max(1e-3, (to.at - from.at) / 1000);
+  const server = serverMs(from.server, to.server);
   return {
     phase,
     seconds,
     node: nodeMs(from, to) / 1000 / seconds,
-    server: nullOr(serverMs(from.server, to.server), (ms) => ms / 1000 / seconds),
+    server: server === null ? null : server / 1000 / seconds,
     machine: from.machine && to.machine ? cpus().length * busyShare(from.machine, to.machine) : null,
   };
 }
@@ -557,6 +557,10 @@ function report(r: RunResult): string {
   return summary(`${r.label}: ${rate(r.awards, r.importMs)} awards/s`, lines);
 }
 
+/** What an import writes; signals are emptied with contracts by their truncate trigger. */
+const emptyImportTables = (db: Db): Promise<void> =>
+  db.exec('TRUNCATE contracts, market_regimes, unmatched_recipients CASCADE');
+
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'mi-ingest-'));
   try {
@@ -585,15 +589,14 @@ async function main(): Promise<void> {
         await prepare(db);
         const [existing] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM contracts');
         if ((existing?.n ?? 0) > 0) {
-          // Signals go with contracts (a truncate trigger; naming both in one TRUNCATE fails).
           if (!flag('reset'))
             throw new Error(`${url} already holds contracts: use an empty database or --reset`);
-          await db.exec('TRUNCATE contracts, market_regimes, unmatched_recipients CASCADE');
+          await emptyImportTables(db);
         }
         const label = `PostgreSQL (${explicit ? 'DATABASE_URL' : 'scratch database'})`;
         out(report(await run(label, db, file, false)));
         if (flag('stages')) {
-          await db.exec('TRUNCATE contracts, market_regimes, unmatched_recipients CASCADE');
+          await emptyImportTables(db);
           out(report(await run(`${label}, timing each stage`, db, file, true)));
         }
       } finally {

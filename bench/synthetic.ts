@@ -642,7 +642,7 @@ async function main(): Promise<void> {
     if (existing > 0) {
       if (!RESET)
         throw new Error(`${safeUrl} already holds ${existing} contracts; pass --reset to truncate them`);
-      // Signals go with contracts (a truncate trigger; naming both in one TRUNCATE fails).
+      // Signals are emptied with contracts by their truncate trigger.
       await db.exec('TRUNCATE contracts, market_regimes, candles CASCADE');
       log(`truncated ${fmtInt(existing)} contracts and their signals, market regimes and candles`);
     }
