@@ -12,6 +12,7 @@ import { BULK_COLUMNS, normalizeBulkRecord } from '../sources/awards.ts';
 import { parseCandlesCsv } from '../sources/candles.ts';
 import { CsvError, columnPicker, csvRecordBatches } from '../sources/csv.ts';
 import type { Db } from '../store/db.ts';
+import { deferIndexes, restoreIndexes } from '../store/deferred-indexes.ts';
 import { anyIdIn, joinIds, upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
 import {
@@ -40,20 +41,35 @@ export interface AwardFileResult extends Omit<IngestCounts, 'rejected'> {
 export interface ImportOptions {
   /** Awards stored per pipeline call. */
   chunkSize?: number;
+  /**
+   * The smallest import, in awards, that builds the list indexes of contracts and signals at its end
+   * instead of writing through them — when it also brings at least as many awards as `contracts`
+   * holds. Estimated from the file's size when the first chunk is read. `Infinity` never defers.
+   */
+  deferIndexesFrom?: number;
   log?: (line: string) => void;
 }
 
 const MAX_REPORTED = 1000;
 const CHUNK = 50_000;
+/** Measured on 300,000 awards: building the seven list indexes at the end costs ≈ a fifth of writing through them. */
+const DEFER_INDEXES_FROM = 100_000;
 const REQUIRED_COLUMNS = ['contract_award_unique_key', 'recipient_name', 'award_base_action_date'];
 const VALUE_COLUMNS = ['current_total_value_of_award', 'total_obligated_amount'];
 
+/** How far through the file reading is, in bytes of the file as stored (compressed, if it is). */
+interface ReadProgress {
+  size: number;
+  bytesRead: number;
+}
+
 /** Decoded text of a file, gunzipped when its first bytes say gzip (whatever its name). */
-async function* textChunks(path: string): AsyncGenerator<string> {
+async function* textChunks(path: string, progress?: ReadProgress): AsyncGenerator<string> {
   const head = Buffer.alloc(2);
   const handle = await open(path, 'r');
   try {
     await handle.read(head, 0, 2, 0);
+    if (progress) progress.size = (await handle.stat()).size;
   } finally {
     await handle.close();
   }
@@ -63,6 +79,7 @@ async function* textChunks(path: string): AsyncGenerator<string> {
   const decoder = new TextDecoder('utf-8');
   try {
     for await (const bytes of source) {
+      if (progress) progress.bytesRead = raw.bytesRead;
       const text = decoder.decode(bytes as Buffer, { stream: true });
       if (text) yield text;
     }
@@ -177,7 +194,8 @@ export async function importAwardFile(
   path: string,
   options: ImportOptions = {},
 ): Promise<AwardFileResult> {
-  const chunks = textChunks(path);
+  const progress: ReadProgress = { size: 0, bytesRead: 0 };
+  const chunks = textChunks(path, progress);
   const first = await chunks.next();
   const text = first.done ? '' : first.value;
   const format = detectFormat(path, text);
@@ -193,13 +211,25 @@ export async function importAwardFile(
     if (toScore && toScore.length + contracts.length <= GROUP) toScore.push(...contracts);
     else toScore = null;
   };
+  // Decided before the first chunk is stored, from the file's size and how many records its first
+  // bytes held; the indexes named are built again below, and by the next start if this one stops.
+  let deferred = null as string[] | null;
+  let read = 0;
   // One chunk is stored while the next one is read and parsed, so the server works while node parses.
   let storing: Promise<void> = Promise.resolve();
-  const flush = async () => {
+  const flush = async (last: boolean) => {
     if (pending.length === 0) return;
     const chunk = pending;
     pending = [];
     await storing;
+    if (deferred === null) {
+      const estimate = last ? read : Math.round((progress.size * read) / Math.max(1, progress.bytesRead));
+      deferred = await deferForImport(ctx, estimate, options.deferIndexesFrom ?? DEFER_INDEXES_FROM);
+      if (deferred.length > 0)
+        options.log?.(
+          `import: ≈ ${estimate} awards: the ${deferred.length} list indexes of contracts and signals are built at the end`,
+        );
+    }
     storing = (async () => {
       const { stored, unscored } = await storedAmong(ctx, chunk);
       leftovers.push(...unscored);
@@ -209,46 +239,108 @@ export async function importAwardFile(
     // Awaited at the next flush or after the last chunk; this only keeps a failure from counting as unhandled meanwhile.
     storing.catch(() => undefined);
   };
-  let read = 0;
-  for await (const items of format === 'csv' ? csvItems(source) : jsonItems(source)) {
-    for (const item of items) {
-      // Let the chunk being stored send its next statement now and then.
-      if (++read % 1000 === 0) await yieldToIo();
-      if (item.ok) pending.push(item.award);
-      else {
-        result.received += 1;
-        result.rejectedTotal += 1;
-        if (result.rejected.length < MAX_REPORTED) result.rejected.push(item.rejection);
+  // Contracts' indexes are built while the signals are scored, once scoring has read the trailing
+  // history (it reads no contracts after that, and writes none); signals' after.
+  let contractIndexes: Promise<void> | null = null;
+  const buildContractIndexes = () => {
+    if (!deferred?.length || contractIndexes) return;
+    contractIndexes = buildIndexes(ctx.db, 'contracts', options.log);
+    contractIndexes.catch(() => undefined);
+  };
+  try {
+    for await (const items of format === 'csv' ? csvItems(source) : jsonItems(source)) {
+      for (const item of items) {
+        // Let the chunk being stored send its next statement now and then.
+        if (++read % 1000 === 0) await yieldToIo();
+        if (item.ok) pending.push(item.award);
+        else {
+          result.received += 1;
+          result.rejectedTotal += 1;
+          if (result.rejected.length < MAX_REPORTED) result.rejected.push(item.rejection);
+        }
+        if (pending.length >= (options.chunkSize ?? CHUNK)) await flush(false);
       }
-      if (pending.length >= (options.chunkSize ?? CHUNK)) await flush();
     }
+    await flush(true);
+    await storing;
+    await scoreImported(
+      ctx,
+      result,
+      { toScore, leftovers, since: runStart },
+      buildContractIndexes,
+      options.log,
+    );
+    buildContractIndexes(); // when there was nothing to score
+    await contractIndexes;
+    if (deferred?.length) await buildIndexes(ctx.db, 'signals', options.log);
+  } catch (error) {
+    await (contractIndexes as Promise<void> | null)?.catch(() => undefined);
+    // If the database itself is what failed, the record stays and the next start builds them.
+    if (deferred?.length) await restoreIndexes(ctx.db).catch(() => undefined);
+    throw error;
   }
-  await flush();
-  await storing;
-  // Scoring after the last chunk gives every chunk the trailing statistics of the whole file, as one
-  // pipeline run would. Leftovers of an earlier import that stopped before scoring are unchanged now,
-  // so they are named separately.
+  return result;
+}
+
+/**
+ * Scoring after the last chunk gives every chunk the trailing statistics of the whole file, as one
+ * pipeline run would. Leftovers of an earlier import that stopped before scoring are unchanged now,
+ * so they are named separately.
+ */
+async function scoreImported(
+  ctx: PipelineContext,
+  result: AwardFileResult,
+  kept: { toScore: ScoredContract[] | null; leftovers: string[]; since: Date },
+  onHistoryLoaded: () => void,
+  log?: (line: string) => void,
+): Promise<void> {
+  const { toScore, leftovers } = kept;
   const selections: StoredSelection[] = [];
-  if (toScore === null) selections.push({ kind: 'changed-since', since: runStart });
+  if (toScore === null) selections.push({ kind: 'changed-since', since: kept.since });
   else if (toScore.length > 0) {
     const engines = engineList(ctx);
     const total = toScore.length;
-    options.log?.(`score: ${engines}: ${total} contracts to score`);
+    log?.(`score: ${engines}: ${total} contracts to score`);
     result.signals_created += await scoreContracts(ctx, toScore, {
+      onHistoryLoaded,
       onProgress: (_stage, done) => {
-        if (done === total || done % 50_000 === 0)
-          options.log?.(`score: ${engines}: ${done}/${total} contracts`);
+        if (done === total || done % 50_000 === 0) log?.(`score: ${engines}: ${done}/${total} contracts`);
       },
     });
     result.scored += total;
   }
   if (leftovers.length > 0) selections.push({ kind: 'ids', ids: leftovers });
   for (const selection of selections) {
-    const scored = await scoreStored(ctx, selection, options.log);
+    const scored = await scoreStored(ctx, selection, log);
     result.scored += scored.contracts;
     result.signals_created += scored.created;
   }
-  return result;
+}
+
+/**
+ * Defers the list indexes when the import is large (`from` awards or more) and at least the size of
+ * what `contracts` holds: building an index over existing and new rows then costs less than writing
+ * each new row through it.
+ */
+async function deferForImport(ctx: PipelineContext, estimate: number, from: number): Promise<string[]> {
+  if (estimate < from) return [];
+  const [held] = await ctx.db.query<{ n: number }>(
+    'SELECT count(*)::int AS n FROM (SELECT 1 FROM contracts LIMIT $1) AS held',
+    [estimate + 1],
+  );
+  if ((held?.n ?? 0) > estimate) return [];
+  return deferIndexes(ctx.db, ['contracts', 'signals']);
+}
+
+async function buildIndexes(
+  db: Db,
+  table: 'contracts' | 'signals',
+  log?: (line: string) => void,
+): Promise<void> {
+  const start = performance.now();
+  const built = await restoreIndexes(db, [table]);
+  if (built.length > 0)
+    log?.(`indexes: built ${built.join(', ')} in ${((performance.now() - start) / 1000).toFixed(1)} s`);
 }
 
 /**

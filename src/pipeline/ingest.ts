@@ -40,6 +40,8 @@ export function zeroCounts(): Omit<IngestCounts, 'rejected'> {
 export interface IngestOptions {
   batchSize?: number;
   onProgress?: (stage: string, done: number, total: number) => void;
+  /** Scoring has read the trailing history of its tickers; from here on it reads no contracts. */
+  onHistoryLoaded?: () => void;
   /** false: store only; a caller writing one run in several calls scores it once at the end. */
   score?: boolean;
   /** With `score: false`: receives the stored contracts that scoring would have taken (matched, new or changed). */
@@ -239,6 +241,7 @@ export async function scoreContracts(
   const batchSize = options.batchSize ?? 5000;
   const tickers = [...new Set(contracts.map((c) => c.ticker))];
   const [history, sectors] = await Promise.all([loadHistory(ctx.db, tickers), loadSectors(ctx.db, tickers)]);
+  options.onHistoryLoaded?.();
   const regimeByDate = new Map<string, RegimeResult | null>();
   const regimesWritten = new Set<string>();
   const trailing = trailingById(contracts, history);

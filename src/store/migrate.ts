@@ -1,5 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { Db } from './db.ts';
+import { restoreIndexes } from './deferred-indexes.ts';
 
 const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
 /** Serializes concurrent starts of several instances against one PostgreSQL. */
@@ -8,6 +9,7 @@ const MIGRATION_LOCK = 7_426_001;
 /**
  * Applies every migration not yet recorded, in file-name order, each in its own transaction.
  * A transaction-scoped advisory lock serializes instances that start together on one PostgreSQL.
+ * Then builds any list index a large import deferred and did not get to build (it stopped mid-way).
  */
 export async function migrate(db: Db): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => f.endsWith('.sql')).sort();
@@ -27,6 +29,7 @@ export async function migrate(db: Db): Promise<string[]> {
     });
     if (ran) applied.push(file);
   }
+  await restoreIndexes(db);
   return applied;
 }
 

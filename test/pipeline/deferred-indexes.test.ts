@@ -1,0 +1,170 @@
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import type { Engine } from '../../src/domain/types.ts';
+import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
+import { importAwardFile } from '../../src/pipeline/import.ts';
+import { BULK_COLUMNS, textValue } from '../../src/sources/awards.ts';
+import { toCsv } from '../../src/sources/csv.ts';
+import type { Db } from '../../src/store/db.ts';
+import { deferIndexes, hasDeferredIndexes, restoreIndexes } from '../../src/store/deferred-indexes.ts';
+import { migrate } from '../../src/store/migrate.ts';
+import { seededDb } from '../support/db.ts';
+import { recordedBulkRecords } from '../support/fake-usaspending.ts';
+
+let db: Db;
+let ctx: PipelineContext;
+let dir: string;
+let csv: string;
+let ids: string[];
+/** Every index of contracts and signals as the migrations left them. */
+let migrated: string[];
+
+const LIST_INDEXES = [
+  'contracts_by_agency',
+  'contracts_by_class',
+  'contracts_by_ticker',
+  'contracts_by_ticker_class',
+  'contracts_events',
+  'signals_by_ticker',
+  'signals_ranked',
+];
+
+async function indexes(): Promise<string[]> {
+  const rows = await db.query<{ d: string }>(
+    `SELECT indexname || ': ' || indexdef AS d FROM pg_indexes
+     WHERE tablename IN ('contracts', 'signals') ORDER BY indexname`,
+  );
+  return rows.map((r) => r.d);
+}
+
+const names = (defs: string[]) => defs.map((d) => d.slice(0, d.indexOf(':')));
+
+async function signalRows(): Promise<string[]> {
+  const rows = await db.query<{ k: string }>(
+    `SELECT contract_id || ' ' || engine_name || ' ' || signal_score || ' ' || rationale AS k
+     FROM signals WHERE contract_id = ANY($1::text[]) ORDER BY 1`,
+    [ids],
+  );
+  return rows.map((r) => r.k);
+}
+
+before(async () => {
+  db = await seededDb();
+  ctx = await createPipelineContext(db, { signalThreshold: 75 });
+  dir = await mkdtemp(path.join(tmpdir(), 'mi-deferred-'));
+  const records = recordedBulkRecords().slice(0, 40);
+  ids = records.map((r) => String(r.contract_award_unique_key));
+  csv = path.join(dir, 'awards.csv');
+  await writeFile(
+    csv,
+    toCsv(
+      BULK_COLUMNS,
+      records.map((r) => BULK_COLUMNS.map((c) => textValue(r[c]) ?? '')),
+    ),
+  );
+  migrated = await indexes();
+  assert.deepEqual(
+    LIST_INDEXES.filter((n) => !names(migrated).includes(n)),
+    [],
+  );
+});
+after(async () => {
+  await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+beforeEach(async () => {
+  await db.query('DELETE FROM contracts WHERE id = ANY($1::text[])', [ids]);
+});
+
+describe('list indexes deferred by a large import', () => {
+  // First: the tests after it empty the table.
+  test('an import smaller than what the table holds writes through the indexes', async () => {
+    const [held] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM contracts');
+    assert.ok((held?.n ?? 0) > 40, 'the seeded contracts outnumber the file');
+    const lines: string[] = [];
+    await importAwardFile(ctx, csv, { deferIndexesFrom: 1, log: (line) => lines.push(line) });
+    assert.deepEqual(
+      lines.filter((l) => /list indexes|^indexes:/.test(l)),
+      [],
+    );
+    assert.deepEqual(await indexes(), migrated);
+  });
+
+  test('an import at least the size of the table builds the list indexes at its end, with the same results', async () => {
+    await db.query('TRUNCATE contracts');
+    const written = await importAwardFile(ctx, csv, { deferIndexesFrom: Number.POSITIVE_INFINITY });
+    assert.ok(written.signals_created > 0);
+    const expected = await signalRows();
+
+    await db.query('TRUNCATE contracts');
+    const lines: string[] = [];
+    let during: Promise<string[]> | null = null;
+    const deferred = await importAwardFile(ctx, csv, {
+      deferIndexesFrom: 1,
+      log: (line) => {
+        lines.push(line);
+        if (line.startsWith('import: 40 records read')) during ??= indexes();
+      },
+    });
+    assert.ok(lines.some((l) => /the 7 list indexes of contracts and signals are built at the end/.test(l)));
+    // While the rows went in, only the primary keys (and the BRIN range index) were maintained.
+    assert.deepEqual(
+      names(await (during ?? Promise.resolve([]))).filter((n) => LIST_INDEXES.includes(n)),
+      [],
+    );
+    assert.ok(lines.some((l) => l.startsWith('indexes: built contracts_by_agency, contracts_by_class')));
+    assert.ok(lines.some((l) => l.startsWith('indexes: built signals_by_ticker, signals_ranked')));
+    assert.deepEqual(await indexes(), migrated);
+    assert.equal(await hasDeferredIndexes(db), false);
+    assert.equal(deferred.inserted, written.inserted);
+    assert.equal(deferred.signals_created, written.signals_created);
+    assert.deepEqual(await signalRows(), expected);
+  });
+
+  test('an import that fails after deferring builds the indexes before it reports the failure', async () => {
+    await db.query('TRUNCATE contracts');
+    const failing: Engine = {
+      ...(ctx.engines[0] as Engine),
+      name: 'failing',
+      score: () => {
+        throw new Error('engine failed');
+      },
+    };
+    await assert.rejects(
+      importAwardFile({ ...ctx, engines: [...ctx.engines, failing] }, csv, { deferIndexesFrom: 1 }),
+      /engine failed/,
+    );
+    assert.deepEqual(await indexes(), migrated);
+    assert.equal(await hasDeferredIndexes(db), false);
+  });
+});
+
+describe('deferred index records', () => {
+  test('an import that stopped mid-way leaves a record; the next start (migrate) builds the indexes', async () => {
+    const dropped = await deferIndexes(db, ['contracts', 'signals']);
+    assert.deepEqual(dropped, LIST_INDEXES);
+    assert.deepEqual(
+      names(await indexes()).filter((n) => LIST_INDEXES.includes(n)),
+      [],
+    );
+    // A second import meanwhile leaves them alone: the first one's record stands.
+    assert.deepEqual(await deferIndexes(db, ['contracts', 'signals']), []);
+    assert.equal(await hasDeferredIndexes(db), true);
+    await migrate(db);
+    assert.deepEqual(await indexes(), migrated);
+    assert.equal(await hasDeferredIndexes(db), false);
+  });
+
+  test('restoring builds only what is missing and clears the records of indexes that exist', async () => {
+    await db.query(
+      `INSERT INTO deferred_indexes (name, table_name, definition) VALUES
+         ('contracts_events', 'contracts', 'CREATE INDEX contracts_events ON contracts (id)')`,
+    );
+    assert.deepEqual(await restoreIndexes(db), []);
+    assert.deepEqual(await indexes(), migrated);
+    assert.equal(await hasDeferredIndexes(db), false);
+  });
+});
