@@ -7,7 +7,8 @@
  * Only plain (non-unique) b-tree indexes are deferred: primary keys stay, because imports upsert
  * through them. Each deferred index's definition is recorded in `deferred_indexes` in the transaction
  * that drops it, so a crash mid-import loses nothing: `migrate` (run by every start) builds whatever
- * is recorded. Meanwhile reads stay correct; the list queries scan instead of walking an index.
+ * is recorded (a start while another process imports builds them early: that import is only slower).
+ * Meanwhile reads stay correct; the list queries scan instead of walking an index.
  */
 import type { Db, Queryable } from './db.ts';
 
