@@ -12,7 +12,7 @@ import { BULK_COLUMNS, normalizeBulkRecord } from '../sources/awards.ts';
 import { parseCandlesCsv } from '../sources/candles.ts';
 import { CsvError, columnPicker, csvRecordBatches } from '../sources/csv.ts';
 import type { Db } from '../store/db.ts';
-import { deferIndexes, restoreIndexes } from '../store/deferred-indexes.ts';
+import { type Deferral, deferIndexes, restoreIndexes } from '../store/deferred-indexes.ts';
 import { anyIdIn, joinIds, upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
 import {
@@ -213,7 +213,7 @@ export async function importAwardFile(
   };
   // Decided before the first chunk is stored, from the file's size and how many records its first
   // bytes held; the indexes named are built again below, and by the next start if this one stops.
-  let deferred = null as string[] | null;
+  let deferred = null as Deferral | null;
   let read = 0;
   // One chunk is stored while the next one is read and parsed, so the server works while node parses.
   let storing: Promise<void> = Promise.resolve();
@@ -225,9 +225,9 @@ export async function importAwardFile(
     if (deferred === null) {
       const estimate = last ? read : Math.round((progress.size * read) / Math.max(1, progress.bytesRead));
       deferred = await deferForImport(ctx, estimate, options.deferIndexesFrom ?? DEFER_INDEXES_FROM);
-      if (deferred.length > 0)
+      if (deferred.names.length > 0)
         options.log?.(
-          `import: ≈ ${estimate} awards: the ${deferred.length} list indexes of contracts and signals are built at the end`,
+          `import: ≈ ${estimate} awards: the ${deferred.names.length} list indexes of contracts and signals are built at the end`,
         );
     }
     storing = (async () => {
@@ -243,7 +243,7 @@ export async function importAwardFile(
   // history (it reads no contracts after that, and writes none); signals' after.
   let contractIndexes = null as Promise<void> | null;
   const buildContractIndexes = () => {
-    if (!deferred?.length || contractIndexes) return;
+    if (!deferred?.names.length || contractIndexes) return;
     contractIndexes = buildIndexes(ctx.db, 'contracts', options.log);
     contractIndexes.catch(() => undefined);
   };
@@ -272,12 +272,14 @@ export async function importAwardFile(
     );
     buildContractIndexes(); // when there was nothing to score
     await contractIndexes;
-    if (deferred?.length) await buildIndexes(ctx.db, 'signals', options.log);
+    if (deferred?.names.length) await buildIndexes(ctx.db, 'signals', options.log);
   } catch (error) {
     await contractIndexes?.catch(() => undefined);
     // If the database itself is what failed, the record stays and the next start builds them.
-    if (deferred?.length) await restoreIndexes(ctx.db).catch(() => undefined);
+    if (deferred?.names.length) await restoreIndexes(ctx.db).catch(() => undefined);
     throw error;
+  } finally {
+    await deferred?.release();
   }
   return result;
 }
@@ -322,13 +324,14 @@ async function scoreImported(
  * what `contracts` holds: building an index over existing and new rows then costs less than writing
  * each new row through it.
  */
-async function deferForImport(ctx: PipelineContext, estimate: number, from: number): Promise<string[]> {
-  if (estimate < from) return [];
+async function deferForImport(ctx: PipelineContext, estimate: number, from: number): Promise<Deferral> {
+  const none: Deferral = { names: [], release: async () => {} };
+  if (estimate < from) return none;
   const [held] = await ctx.db.query<{ n: number }>(
     'SELECT count(*)::int AS n FROM (SELECT 1 FROM contracts LIMIT $1) AS held',
     [estimate + 1],
   );
-  if ((held?.n ?? 0) > estimate) return [];
+  if ((held?.n ?? 0) > estimate) return none;
   return deferIndexes(ctx.db, ['contracts', 'signals']);
 }
 

@@ -7,22 +7,48 @@
  * Only plain (non-unique) b-tree indexes are deferred: primary keys stay, because imports upsert
  * through them. Each deferred index's definition is recorded in `deferred_indexes` in the transaction
  * that drops it, so a crash mid-import loses nothing: `migrate` (run by every start) builds whatever
- * is recorded (a start while another process imports builds them early: that import is only slower).
- * Meanwhile reads stay correct; the list queries scan instead of walking an index.
+ * is recorded and no running import owns. Meanwhile reads stay correct; the list queries scan instead
+ * of walking an index.
+ *
+ * On PostgreSQL an import owns its deferral by holding a shared advisory lock for as long as it has
+ * indexes to build (a transaction kept open on one pool connection: the lock, and nothing else, goes
+ * when the process does). PGlite needs no such mark: its data directory admits one process.
  */
-import type { Db, Queryable } from './db.ts';
+import type { Db } from './db.ts';
 
 /** Serializes deferrals, so a second import sees the first one's record and leaves the indexes alone. */
 const DEFER_LOCK = 7_426_014;
+/** Held (shared) by an import while it owns deferred indexes; `restoreAbandonedIndexes` tests it. */
+const OWNER_LOCK = 7_426_015;
 
 export type DeferrableTable = 'contracts' | 'signals';
+
+export interface Deferral {
+  /** The indexes dropped; empty when nothing was deferred. */
+  names: string[];
+  /** Ends the import's ownership of the records: call it once the indexes are built (or given up). */
+  release: () => Promise<void>;
+}
 
 /**
  * Drops the plain b-tree indexes of `tables`, recording their definitions, and returns their names.
  * Returns none when another import has already deferred indexes, or when a reader keeps the tables
  * locked for more than a second (the import then writes through the indexes, as a small one does).
+ * The ownership mark is taken before the drop, so no start in between can build the indexes early.
  */
-export async function deferIndexes(db: Db, tables: readonly DeferrableTable[]): Promise<string[]> {
+export async function deferIndexes(db: Db, tables: readonly DeferrableTable[]): Promise<Deferral> {
+  const release = await holdOwnership(db);
+  try {
+    const names = await dropAndRecord(db, tables);
+    if (names.length === 0) await release();
+    return { names, release };
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+async function dropAndRecord(db: Db, tables: readonly DeferrableTable[]): Promise<string[]> {
   try {
     return await db.transaction(async (tx) => {
       await tx.query(`SET LOCAL lock_timeout = '1s'`);
@@ -58,6 +84,48 @@ export async function deferIndexes(db: Db, tables: readonly DeferrableTable[]): 
 
 const LOCK_NOT_AVAILABLE = '55P03';
 
+/** Takes the shared ownership lock in a transaction that stays open until the returned function ends it. */
+async function holdOwnership(db: Db): Promise<() => Promise<void>> {
+  if (db.kind !== 'postgres') return async () => {};
+  let end = (): void => {};
+  const ended = new Promise<void>((resolve) => {
+    end = resolve;
+  });
+  let taken = (): void => {};
+  const lockTaken = new Promise<void>((resolve) => {
+    taken = resolve;
+  });
+  const holding = db.transaction(async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock_shared($1)', [OWNER_LOCK]);
+    taken();
+    await ended;
+  });
+  // A connection lost meanwhile has taken the lock with it; nothing is left to release.
+  holding.catch(() => undefined);
+  await Promise.race([lockTaken, holding]);
+  return async () => {
+    end();
+    await holding.catch(() => undefined);
+  };
+}
+
+/**
+ * What `migrate` runs at every start: builds the recorded indexes of imports that stopped before
+ * building them, and leaves alone those of an import still running in another process.
+ */
+export async function restoreAbandonedIndexes(db: Db): Promise<string[]> {
+  if (db.kind === 'postgres') {
+    const owned = await db.transaction(async (tx) => {
+      const [row] = await tx.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS free', [
+        OWNER_LOCK,
+      ]);
+      return row?.free !== true;
+    });
+    if (owned) return [];
+  }
+  return restoreIndexes(db);
+}
+
 /**
  * Builds every recorded index of `tables` (all tables when omitted) that is still missing and
  * clears its record; returns the names built. Each index is built in its own transaction, so on
@@ -88,11 +156,6 @@ export async function restoreIndexes(db: Db, tables?: readonly DeferrableTable[]
     ),
   );
   return built.filter((name): name is string => name !== null);
-}
-
-/** Whether any index is recorded as deferred (an import is under way, or one stopped mid-way). */
-export async function hasDeferredIndexes(db: Queryable): Promise<boolean> {
-  return (await db.query('SELECT 1 FROM deferred_indexes LIMIT 1')).length > 0;
 }
 
 const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;

@@ -1,6 +1,6 @@
 import { readdir, readFile } from 'node:fs/promises';
 import type { Db } from './db.ts';
-import { restoreIndexes } from './deferred-indexes.ts';
+import { restoreAbandonedIndexes } from './deferred-indexes.ts';
 
 const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
 /** Serializes concurrent starts of several instances against one PostgreSQL. */
@@ -29,7 +29,7 @@ export async function migrate(db: Db): Promise<string[]> {
     });
     if (ran) applied.push(file);
   }
-  await restoreIndexes(db);
+  await restoreAbandonedIndexes(db);
   return applied;
 }
 

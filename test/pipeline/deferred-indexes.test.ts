@@ -9,7 +9,7 @@ import { importAwardFile } from '../../src/pipeline/import.ts';
 import { BULK_COLUMNS, textValue } from '../../src/sources/awards.ts';
 import { toCsv } from '../../src/sources/csv.ts';
 import type { Db } from '../../src/store/db.ts';
-import { deferIndexes, hasDeferredIndexes, restoreIndexes } from '../../src/store/deferred-indexes.ts';
+import { deferIndexes, restoreAbandonedIndexes, restoreIndexes } from '../../src/store/deferred-indexes.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { seededDb } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
@@ -41,6 +41,19 @@ async function indexes(): Promise<string[]> {
 }
 
 const names = (defs: string[]) => defs.map((d) => d.slice(0, d.indexOf(':')));
+
+const hasDeferredIndexes = async (): Promise<boolean> =>
+  (await db.query('SELECT 1 FROM deferred_indexes LIMIT 1')).length > 0;
+
+/** Holders of an import's ownership of its deferred indexes (advisory lock 7426015) in this database. */
+async function advisoryLocks(): Promise<number> {
+  const [row] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_locks
+     WHERE locktype = 'advisory' AND objid = 7426015
+       AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+  );
+  return row?.n ?? 0;
+}
 
 async function signalRows(): Promise<string[]> {
   const rows = await db.query<{ k: string }>(
@@ -102,13 +115,19 @@ describe('list indexes deferred by a large import', () => {
     await db.query('TRUNCATE contracts');
     const lines: string[] = [];
     let during: Promise<string[]> | null = null;
+    // Another process starting meanwhile (PostgreSQL; PGlite admits one process) builds none of them.
+    let otherStart: Promise<string[]> | null = null;
     const deferred = await importAwardFile(ctx, csv, {
       deferIndexesFrom: 1,
       log: (line) => {
         lines.push(line);
-        if (line.startsWith('import: 40 records read')) during ??= indexes();
+        if (!line.startsWith('import: 40 records read')) return;
+        during ??= indexes();
+        if (db.kind === 'postgres') otherStart ??= during.then(() => restoreAbandonedIndexes(db));
       },
     });
+    assert.deepEqual(await (otherStart ?? Promise.resolve([])), []);
+    if (db.kind === 'postgres') assert.ok(otherStart, 'the other start ran during the import');
     assert.ok(lines.some((l) => /the 7 list indexes of contracts and signals are built at the end/.test(l)));
     // While the rows went in, only the primary keys (and the BRIN range index) were maintained.
     assert.deepEqual(
@@ -118,7 +137,8 @@ describe('list indexes deferred by a large import', () => {
     assert.ok(lines.some((l) => l.startsWith('indexes: built contracts_by_agency, contracts_by_class')));
     assert.ok(lines.some((l) => l.startsWith('indexes: built signals_by_ticker, signals_ranked')));
     assert.deepEqual(await indexes(), migrated);
-    assert.equal(await hasDeferredIndexes(db), false);
+    assert.equal(await hasDeferredIndexes(), false);
+    assert.equal(await advisoryLocks(), 0, 'the import let go of its deferral');
     assert.equal(deferred.inserted, written.inserted);
     assert.equal(deferred.signals_created, written.signals_created);
     assert.deepEqual(await signalRows(), expected);
@@ -138,24 +158,49 @@ describe('list indexes deferred by a large import', () => {
       /engine failed/,
     );
     assert.deepEqual(await indexes(), migrated);
-    assert.equal(await hasDeferredIndexes(db), false);
+    assert.equal(await hasDeferredIndexes(), false);
   });
 });
 
 describe('deferred index records', () => {
   test('an import that stopped mid-way leaves a record; the next start (migrate) builds the indexes', async () => {
-    const dropped = await deferIndexes(db, ['contracts', 'signals']);
-    assert.deepEqual(dropped, LIST_INDEXES);
+    const deferral = await deferIndexes(db, ['contracts', 'signals']);
+    assert.deepEqual(deferral.names, LIST_INDEXES);
     assert.deepEqual(
       names(await indexes()).filter((n) => LIST_INDEXES.includes(n)),
       [],
     );
     // A second import meanwhile leaves them alone: the first one's record stands.
-    assert.deepEqual(await deferIndexes(db, ['contracts', 'signals']), []);
-    assert.equal(await hasDeferredIndexes(db), true);
+    assert.deepEqual((await deferIndexes(db, ['contracts', 'signals'])).names, []);
+    assert.equal(await hasDeferredIndexes(), true);
+    // The process stops: with it goes its ownership, and the record is left.
+    await deferral.release();
+    assert.equal(await hasDeferredIndexes(), true);
     await migrate(db);
     assert.deepEqual(await indexes(), migrated);
-    assert.equal(await hasDeferredIndexes(db), false);
+    assert.equal(await hasDeferredIndexes(), false);
+  });
+
+  test('a start while another process still imports leaves that import its indexes to build', async (t) => {
+    if (db.kind !== 'postgres') return t.skip('PGlite: its data directory admits one process');
+    const deferral = await deferIndexes(db, ['contracts', 'signals']);
+    assert.deepEqual(deferral.names, LIST_INDEXES);
+    try {
+      // migrate's queries run on other connections of the pool than the import's: other sessions,
+      // as another process's would be.
+      await migrate(db);
+      assert.deepEqual(
+        names(await indexes()).filter((n) => LIST_INDEXES.includes(n)),
+        [],
+      );
+      assert.equal(await hasDeferredIndexes(), true);
+    } finally {
+      await deferral.release();
+    }
+    assert.equal(await advisoryLocks(), 0);
+    await migrate(db);
+    assert.deepEqual(await indexes(), migrated);
+    assert.equal(await hasDeferredIndexes(), false);
   });
 
   test('restoring builds only what is missing and clears the records of indexes that exist', async () => {
@@ -165,6 +210,6 @@ describe('deferred index records', () => {
     );
     assert.deepEqual(await restoreIndexes(db), []);
     assert.deepEqual(await indexes(), migrated);
-    assert.equal(await hasDeferredIndexes(db), false);
+    assert.equal(await hasDeferredIndexes(), false);
   });
 });
