@@ -6,7 +6,8 @@
  *
  *   npm run bench:ingest -- [--count 300000] [--pglite-count 50000] [--seed 7]
  *                           [--no-pg] [--no-pglite] [--keep-file] [--keep-db] [--stages]
- *   npm run bench:ingest -- --generate FILE [--count N]     (only write the synthetic CSV)
+ *   npm run bench:ingest -- --generate FILE [--count N] [--offset K]
+ *                           (only write the synthetic CSV; award ids start at K, default 0)
  *
  * The headline import runs as the CLI runs it; `--stages` adds a second import on an emptied database
  * with the resolver, the engines and every query timed (the stage table; the timers cost a few per cent,
@@ -572,7 +573,7 @@ async function main(): Promise<void> {
     );
     const generateOnly = arg('generate');
     if (generateOnly !== undefined) {
-      await writeFile(generateOnly, syntheticCsv(COUNT, vocab, 0));
+      await writeFile(generateOnly, syntheticCsv(COUNT, vocab, Math.floor(numberArg('offset', 0))));
       log(`wrote ${generateOnly} (${fmtInt(COUNT)} awards)`);
       return;
     }

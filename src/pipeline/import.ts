@@ -13,7 +13,7 @@ import { parseCandlesCsv } from '../sources/candles.ts';
 import { CsvError, columnPicker, csvRecordBatches } from '../sources/csv.ts';
 import type { Db } from '../store/db.ts';
 import { type Deferral, deferIndexes, restoreIndexes } from '../store/deferred-indexes.ts';
-import { anyIdIn, joinIds, upsertCandles } from '../store/writes.ts';
+import { joinIds, storedContractsAmong, upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
 import {
   type IngestCounts,
@@ -356,11 +356,13 @@ async function storedAmong(
   awards: readonly AwardRecord[],
 ): Promise<{ stored: Set<string>; unscored: string[] }> {
   const rows = await ctx.db.query<{ id: string; unscored: boolean }>(
-    `SELECT c.id, c.ticker IS NOT NULL AND EXISTS (
+    `SELECT c.id, c.unscored FROM ${storedContractsAmong(
+      '$1',
+      `c.id, c.ticker IS NOT NULL AND EXISTS (
          SELECT 1 FROM unnest($2::text[], $3::text[]) AS e(name, version) WHERE NOT EXISTS (
            SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = e.name AND s.engine_version = e.version)
-       ) AS unscored
-     FROM contracts c WHERE c.id = ${anyIdIn('$1')}`,
+       ) AS unscored`,
+    )}`,
     [joinIds(awards.map((a) => a.id)), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
   );
   return {

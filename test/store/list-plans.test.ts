@@ -3,6 +3,7 @@ import { after, before, describe, test } from 'node:test';
 import { ENGINES } from '../../src/domain/engines/index.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { listSignals, type SignalFilter } from '../../src/store/signals.ts';
+import { joinIds, storedContractsAmong } from '../../src/store/writes.ts';
 import { seededDb } from '../support/db.ts';
 
 /** The plan of each statement `run` sends, with sequential and bitmap scans ruled out. */
@@ -75,5 +76,42 @@ describe('the signals table', () => {
     } finally {
       await db.close();
     }
+  });
+});
+
+describe('the stored-id probe of an import looks ids up by primary key', () => {
+  let db: Db;
+  let stored: string[];
+  before(async () => {
+    db = await seededDb();
+    stored = (await db.query<{ id: string }>('SELECT id FROM contracts ORDER BY id LIMIT 2000')).map(
+      (r) => r.id,
+    );
+  });
+  after(async () => db.close());
+
+  // A chunk's worth of ids: the planner left to itself would scan the whole table for an `= ANY` list
+  // this long, and a scan grows with the table.
+  const chunk = () => [
+    ...stored,
+    ...Array.from({ length: 8000 }, (_, i) => `CONT_AWD_NEW${i}_9700_-NONE-_-NONE-`),
+  ];
+
+  test('no scan of contracts, whatever the number of ids', async () => {
+    const rows = await db.query<{ 'QUERY PLAN': string }>(
+      `EXPLAIN SELECT c.id FROM ${storedContractsAmong('$1', 'c.id')}`,
+      [joinIds(chunk())],
+    );
+    const plan = rows.map((r) => r['QUERY PLAN']).join('\n');
+    assert.match(plan, /Index (Only )?Scan using contracts_pkey on contracts/);
+    assert.doesNotMatch(plan, /Seq Scan on contracts|Bitmap Heap Scan on contracts/);
+  });
+
+  test('answers each stored id once, repeated or not, and none of the others', async () => {
+    const ids = [...chunk(), ...stored.slice(0, 10)];
+    const found = await db.query<{ id: string }>(`SELECT c.id FROM ${storedContractsAmong('$1', 'c.id')}`, [
+      joinIds(ids),
+    ]);
+    assert.deepEqual(found.map((r) => r.id).sort(), [...stored].sort());
   });
 });
