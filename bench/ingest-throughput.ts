@@ -6,8 +6,9 @@
  *
  *   npm run bench:ingest -- [--count 300000] [--pglite-count 50000] [--seed 7]
  *                           [--no-pg] [--no-pglite] [--keep-file] [--keep-db] [--stages]
- *   npm run bench:ingest -- --generate FILE [--count N] [--offset K]
- *                           (only write the synthetic CSV; award ids start at K, default 0)
+ *   npm run bench:ingest -- --generate FILE [--count N] [--offset K] [--from D] [--to D]
+ *                           (only write the synthetic CSV; award ids start at K, default 0; award
+ *                           dates within D..D, default 2015-01-01..2025-12-31)
  *
  * The headline import runs as the CLI runs it; `--stages` adds a second import on an emptied database
  * with the resolver, the engines and every query timed (the stage table; the timers cost a few per cent,
@@ -134,8 +135,9 @@ async function vocabulary(): Promise<Vocabulary> {
   return { matchedNames, parentOf, unmatchedNames: [...unmatched], texts };
 }
 
-const FIRST_DAY = Date.UTC(2015, 0, 1);
-const SPAN_DAYS = Math.round((Date.UTC(2025, 11, 31) - FIRST_DAY) / 86_400_000);
+// Award dates: uniform over 2015–2025, or over --from..--to (a daily delta into a long history, say).
+const FIRST_DAY = Date.parse(arg('from') ?? '2015-01-01');
+const SPAN_DAYS = Math.max(1, Math.round((Date.parse(arg('to') ?? '2025-12-31') - FIRST_DAY) / 86_400_000));
 
 function syntheticCsv(count: number, vocab: Vocabulary, offset: number): string {
   const matched = zipf(vocab.matchedNames.length, 1.05);

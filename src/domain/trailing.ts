@@ -7,6 +7,17 @@ export interface DatedValue {
 
 const DAY_MS = 86_400_000;
 
+/** How far back the trailing statistics look: the awards in [date − TRAILING_DAYS, date). */
+export const TRAILING_DAYS = 365;
+
+/**
+ * The part of a ticker's history that the trailing statistics of dates `first`..`last` can see:
+ * awards dated from `from` (inclusive) to `until` (exclusive).
+ */
+export function trailingSpan(first: string, last: string): { from: string; until: string } {
+  return { from: addDays(first, -TRAILING_DAYS), until: last };
+}
+
 export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
@@ -28,7 +39,7 @@ function lowerBound(history: readonly DatedValue[], date: string): number {
  * Strictly before: same-day awards are not yet known when an award is announced.
  */
 export function trailingStats(history: readonly DatedValue[], date: string): EngineInput['trailing'] {
-  const start = lowerBound(history, addDays(date, -365));
+  const start = lowerBound(history, addDays(date, -TRAILING_DAYS));
   const end = lowerBound(history, date);
   const values = history.slice(start, end).map((h) => h.value);
   if (values.length === 0) return { count: 0, totalValue: 0, medianValue: 0 };
@@ -69,7 +80,7 @@ export function trailingStatsMany(
     const date = dates[qi] ?? '';
     if (date !== lastDate) {
       lastDate = date;
-      from = addDays(date, -365);
+      from = addDays(date, -TRAILING_DAYS);
     }
     while (end < history.length && (history[end]?.date ?? '') < date) {
       const value = history[end]?.value ?? 0;

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 import { classify } from '../domain/classifier.ts';
 import { computeRegime } from '../domain/regimes.ts';
-import { type DatedValue, trailingStatsMany } from '../domain/trailing.ts';
+import { type DatedValue, trailingSpan, trailingStatsMany } from '../domain/trailing.ts';
 import {
   type AwardRecord,
   type ClassificationLabel,
@@ -240,7 +240,10 @@ export async function scoreContracts(
   if (contracts.length === 0) return 0;
   const batchSize = options.batchSize ?? 5000;
   const tickers = [...new Set(contracts.map((c) => c.ticker))];
-  const [history, sectors] = await Promise.all([loadHistory(ctx.db, tickers), loadSectors(ctx.db, tickers)]);
+  const [history, sectors] = await Promise.all([
+    loadHistory(ctx.db, contracts),
+    loadSectors(ctx.db, tickers),
+  ]);
   options.onHistoryLoaded?.();
   const regimeByDate = new Map<string, RegimeResult | null>();
   const regimesWritten = new Set<string>();
@@ -360,11 +363,28 @@ function regimeAt(
   return regime;
 }
 
-async function loadHistory(db: Queryable, tickers: string[]): Promise<Map<string, DatedValue[]>> {
+/**
+ * Each ticker's stored awards that the trailing statistics of `contracts` can see, in date order: a
+ * daily file into years of history reads a year of each company's awards, not all of them.
+ */
+export async function loadHistory(
+  db: Queryable,
+  contracts: readonly Pick<ScoredContract, 'ticker' | 'awardDate'>[],
+): Promise<Map<string, DatedValue[]>> {
+  const dates = new Map<string, { first: string; last: string }>();
+  for (const { ticker, awardDate } of contracts) {
+    const seen = dates.get(ticker);
+    if (!seen) dates.set(ticker, { first: awardDate, last: awardDate });
+    else if (awardDate < seen.first) seen.first = awardDate;
+    else if (awardDate > seen.last) seen.last = awardDate;
+  }
+  const spans = [...dates].map(([ticker, { first, last }]) => ({ ticker, ...trailingSpan(first, last) }));
   const rows = await db.query<{ ticker: string; date: string; value: number }>(
-    `SELECT ticker, award_date AS date, contract_value AS value FROM contracts
-     WHERE ticker = ANY($1::text[]) ORDER BY ticker, award_date`,
-    [tickers],
+    `SELECT c.ticker, c.award_date AS date, c.contract_value AS value
+     FROM unnest($1::text[], $2::date[], $3::date[]) AS span(ticker, from_date, until_date)
+       JOIN contracts c ON c.ticker = span.ticker AND c.award_date >= span.from_date AND c.award_date < span.until_date
+     ORDER BY c.ticker, c.award_date`,
+    [spans.map((s) => s.ticker), spans.map((s) => s.from), spans.map((s) => s.until)],
   );
   const history = new Map<string, DatedValue[]>();
   for (const row of rows) {

@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { addDays, type DatedValue, trailingStats, trailingStatsMany } from '../../src/domain/trailing.ts';
+import {
+  addDays,
+  type DatedValue,
+  TRAILING_DAYS,
+  trailingSpan,
+  trailingStats,
+  trailingStatsMany,
+} from '../../src/domain/trailing.ts';
 
 test('trailing stats: the 365 days strictly before the date', () => {
   const history: DatedValue[] = [
@@ -41,4 +48,33 @@ test('trailingStatsMany equals trailingStats on random histories with repeated v
       assert.deepEqual(many[i], trailingStats(history, d), `${round} ${d}`);
     });
   }
+});
+
+test('the history inside trailingSpan gives the same statistics as the whole history', () => {
+  let seed = 7;
+  const rand = () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31;
+    return seed / 2 ** 31;
+  };
+  for (let round = 0; round < 20; round++) {
+    const history: DatedValue[] = Array.from({ length: 300 }, () => ({
+      date: addDays('2015-01-01', Math.floor(rand() * 4000)),
+      value: Math.floor(rand() * 30) * 100_000,
+    })).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    // A delta of a few weeks, with dates on the history's own days so the span's edges are exercised.
+    const dates = Array.from({ length: 50 }, () =>
+      addDays('2024-03-01', Math.floor(rand() * (round % 2 ? 30 : 400))),
+    );
+    dates.push(...history.slice(-5).map((h) => h.date));
+    const sorted = [...dates].sort();
+    const { from, until } = trailingSpan(sorted[0] ?? '', sorted[sorted.length - 1] ?? '');
+    const inside = history.filter((h) => h.date >= from && h.date < until);
+    assert.ok(inside.length < history.length, 'the span leaves something out');
+    assert.deepEqual(trailingStatsMany(inside, dates), trailingStatsMany(history, dates), `round ${round}`);
+  }
+});
+
+test('trailingSpan: from TRAILING_DAYS before the first date, up to the last date exclusive', () => {
+  assert.deepEqual(trailingSpan('2024-01-02', '2024-03-01'), { from: '2023-01-02', until: '2024-03-01' });
+  assert.equal(TRAILING_DAYS, 365);
 });
