@@ -122,6 +122,15 @@ async function openPostgres(url: string): Promise<Db> {
     },
     transaction: async (fn) => {
       const client = await pool.connect();
+      // The pool stops listening for a client's errors while it is checked out: a connection lost between
+      // two statements (the server restarted, the session was terminated or timed out idle in its
+      // transaction) would otherwise be an unhandled 'error' event and end the process. Here it fails the
+      // transaction's next statement instead, and the client is discarded, not pooled again.
+      let lost: Error | undefined;
+      const onError = (error: Error) => {
+        lost = error;
+      };
+      client.on('error', onError);
       try {
         await client.query('BEGIN');
         const result = await fn({
@@ -134,7 +143,8 @@ async function openPostgres(url: string): Promise<Db> {
         await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
-        client.release();
+        if (!lost) client.removeListener('error', onError);
+        client.release(lost);
       }
     },
     close: () => pool.end(),
