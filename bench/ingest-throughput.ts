@@ -618,8 +618,8 @@ async function main(): Promise<void> {
     if (!flag('no-pglite') && PGLITE_COUNT > 0) {
       const file = path.join(dir, `awards-pglite-${PGLITE_COUNT}.csv`);
       await writeFile(file, syntheticCsv(PGLITE_COUNT, vocab, 10_000_000));
-      // On disk, as `npm start` keeps it: in memory, PGlite's files grow by copying, and a large import
-      // slows down as it goes (300,000 awards: 2,920 awards/s in memory against ≈ 11,600 on disk).
+      // On disk, as `npm start` keeps it: in memory a large import slows down as it goes (300,000 awards:
+      // 2,920 awards/s in memory, 13,000–14,000 on disk; docs/EVALUATION.md §5, session 8).
       const db = await openDb({ databaseUrl: null, dataDir: path.join(dir, 'data') });
       try {
         await prepare(db);
