@@ -89,9 +89,33 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
     await page.getByLabel('Email').fill('quant@example.test');
     await page.keyboard.press('Tab');
     await page.keyboard.type(PASSWORD);
+    // Every time the keys page is drawn, its heading is inserted anew.
+    await page.evaluate(() => {
+      const seen = { drawn: 0 };
+      Object.assign(window, { keysPageDrawn: seen });
+      new MutationObserver((changes) => {
+        for (const change of changes)
+          for (const node of change.addedNodes)
+            if (
+              node instanceof Element &&
+              [node, ...node.querySelectorAll('h1')].some(
+                (e) => e.matches('h1') && e.textContent === 'API keys',
+              )
+            )
+              seen.drawn += 1;
+      }).observe(document.body, { childList: true, subtree: true });
+    });
     await page.keyboard.press('Enter');
     await page.waitForSelector('h1:has-text("API keys")');
     assert.match((await page.locator('#who-email').textContent()) ?? '', /quant@example.test · free/);
+    // Drawn once: a second drawing would wipe a form the user has begun to fill in.
+    await page.waitForLoadState('networkidle');
+    assert.equal(
+      await page.evaluate(
+        () => (window as unknown as { keysPageDrawn: { drawn: number } }).keysPageDrawn.drawn,
+      ),
+      1,
+    );
   });
 
   test('create a test key, call the API with it, revoke it and see 401', async () => {

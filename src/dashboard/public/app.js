@@ -678,8 +678,10 @@ async function boot() {
     document.getElementById('who').hidden = false;
     document.getElementById('who-email').textContent = `${state.me.user.email} · ${state.me.user.plan}`;
     document.getElementById('nav-users').hidden = !state.me.user.is_admin;
+    // Without a hashchange event: its handler would render the page a second time, after the route()
+    // below, wiping what the user has begun to type.
     if (location.hash === '#/signin' || location.hash === '#/signup' || !location.hash)
-      location.hash = '#/keys';
+      history.replaceState(null, '', '#/keys');
   }
   await route();
   document.body.dataset.ready = 'true';
