@@ -137,8 +137,14 @@ async function vocabulary(): Promise<Vocabulary> {
 }
 
 // Award dates: uniform over 2015–2025, or over --from..--to (a daily delta into a long history, say).
-const FIRST_DAY = Date.parse(arg('from') ?? '2015-01-01');
-const SPAN_DAYS = Math.max(1, Math.round((Date.parse(arg('to') ?? '2025-12-31') - FIRST_DAY) / 86_400_000));
+function dayArg(name: string, fallback: string): number {
+  const value = arg(name) ?? fallback;
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(value) ? Date.parse(value) : Number.NaN;
+  if (Number.isNaN(day)) throw new Error(`--${name}: expected a date as YYYY-MM-DD, got "${value}"`);
+  return day;
+}
+const FIRST_DAY = dayArg('from', '2015-01-01');
+const SPAN_DAYS = Math.max(1, Math.round((dayArg('to', '2025-12-31') - FIRST_DAY) / 86_400_000));
 
 function syntheticCsv(count: number, vocab: Vocabulary, offset: number): string {
   const matched = zipf(vocab.matchedNames.length, 1.05);
