@@ -9,6 +9,17 @@ import {
   trailingStatsMany,
 } from '../../src/domain/trailing.ts';
 
+/** A repeatable stream of numbers in [0, 1) (a linear congruential generator). */
+function seeded(seed: number): () => number {
+  let state = seed;
+  return () => {
+    state = (state * 1103515245 + 12345) % 2 ** 31;
+    return state / 2 ** 31;
+  };
+}
+
+const byDate = (a: DatedValue, b: DatedValue): number => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0);
+
 test('trailing stats: the 365 days strictly before the date', () => {
   const history: DatedValue[] = [
     { date: '2023-01-01', value: 5 },
@@ -29,17 +40,13 @@ test('trailing stats: the 365 days strictly before the date', () => {
 });
 
 test('trailingStatsMany equals trailingStats on random histories with repeated values and dates', () => {
-  let seed = 42;
-  const rand = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
+  const rand = seeded(42);
   for (let round = 0; round < 20; round++) {
     const n = Math.floor(rand() * 400);
     const history: DatedValue[] = Array.from({ length: n }, () => ({
       date: addDays('2018-01-01', Math.floor(rand() * 2000)),
       value: Math.floor(rand() * 50) * 1_000_000 + (rand() < 0.1 ? -500 : 0),
-    })).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    })).sort(byDate);
     // Odd rounds spread the dates out; even rounds repeat a few dozen of them many times.
     const span = round % 2 ? 2800 : 40;
     const dates = Array.from({ length: 200 }, () => addDays('2018-06-01', Math.floor(rand() * span)));
@@ -51,16 +58,12 @@ test('trailingStatsMany equals trailingStats on random histories with repeated v
 });
 
 test('the history inside trailingSpan gives the same statistics as the whole history', () => {
-  let seed = 7;
-  const rand = () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31;
-    return seed / 2 ** 31;
-  };
+  const rand = seeded(7);
   for (let round = 0; round < 20; round++) {
     const history: DatedValue[] = Array.from({ length: 300 }, () => ({
       date: addDays('2015-01-01', Math.floor(rand() * 4000)),
       value: Math.floor(rand() * 30) * 100_000,
-    })).sort((a, b) => (a.date < b.date ? -1 : a.date > b.date ? 1 : 0));
+    })).sort(byDate);
     // A delta of a few weeks, with dates on the history's own days so the span's edges are exercised.
     const dates = Array.from({ length: 50 }, () =>
       addDays('2024-03-01', Math.floor(rand() * (round % 2 ? 30 : 400))),
