@@ -3,7 +3,8 @@ import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply } from 'fastify';
 import type { Config } from './config.ts';
-import { installAuth } from './http/auth.ts';
+import { installAccess } from './http/access.ts';
+import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } from './http/client-errors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { openApiOptions } from './http/openapi.ts';
@@ -19,6 +20,7 @@ import { registerRegimes } from './http/routes/regimes.ts';
 import { registerSignals } from './http/routes/signals.ts';
 import { registerUsage } from './http/routes/usage.ts';
 import { registerWebhooks, webhookContext } from './http/routes/webhooks.ts';
+import { installStrictInput } from './http/strict-input.ts';
 import type { App, Services } from './http/types.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
@@ -41,6 +43,8 @@ export interface AppDeps {
    * (`npm run bench:events`); never reachable from configuration.
    */
   security?: boolean;
+  /** Server-level time limits (tests shorten them). */
+  timeouts?: Partial<Timeouts>;
   webhooks?: {
     /** Runs the delivery worker in this process (embedded `serve`; not `serve --no-worker`). */
     worker?: boolean;
@@ -55,6 +59,7 @@ const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.he
 
 /** Builds the HTTP app without listening, so tests can `inject` and servers can `listen`. */
 export async function buildApp(deps: AppDeps): Promise<App> {
+  const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   const app: App = Fastify({
     logger: deps.logger === false ? false : { level: deps.config.logLevel, redact: REDACT },
     genReqId: (req) => {
@@ -63,6 +68,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     },
     trustProxy: deps.config.trustProxy,
     bodyLimit: 16 * 1024 * 1024,
+    requestTimeout: timeouts.requestMs,
+    http: { headersTimeout: timeouts.headersMs, connectionsCheckingInterval: timeouts.checkEveryMs },
+    clientErrorHandler: handleClientError,
     routerOptions: { ignoreTrailingSlash: true, maxParamLength: 512 },
     ajv: {
       customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true, allErrors: false },
@@ -92,11 +100,15 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
 
   installErrorHandling(app);
+  // Every body this API takes is JSON; anything else is a 415, not a string for the validator to refuse.
+  app.removeContentTypeParser('text/plain');
+  installStrictInput(app);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    reply.header('x-content-type-options', 'nosniff');
+    if (request.url.length > MAX_URL_LENGTH) throw errors.uriTooLong(MAX_URL_LENGTH);
   });
-  if (deps.security !== false) installAuth(app, services);
-  else app.decorateRequest('principal', null);
+  installAccess(app, services, { keys: deps.security !== false });
   await app.register(swagger, openApiOptions);
 
   registerMeta(app, services);

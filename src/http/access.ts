@@ -1,10 +1,123 @@
-import type { FastifyContextConfig } from 'fastify';
+import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type { Scope } from '../domain/plans.ts';
+import type { Tier } from '../domain/types.ts';
+import { keyGate } from './auth.ts';
+import { errors } from './errors.ts';
+import { sessionGate } from './session-auth.ts';
+import type { App, Services } from './types.ts';
 
-/** Route access rules (SPEC.md tiers and scopes); enforced by auth.ts, documented by openapi.ts. */
+/**
+ * Who may call a route. Every route declares one in its options (`config: access.read`, …); the hook
+ * below reads the declaration of the route that matched — never the text of the URL — so a request
+ * reaches a handler only under the rule of that handler, however its path was spelled.
+ *
+ * - `public`: the API's open routes (/health, /openapi.json): no key needed, the per-address allowance
+ *   applies; a key that verifies and is within its window is counted instead.
+ * - `key`: an API key with at least `scope`, on a plan reaching `tier`, within its window.
+ * - `page`: the dashboard's HTML and assets; no credentials, GET only.
+ * - `session`: the dashboard's JSON API. `need` says which session: `none` (sign-up, sign-in: the cookie
+ *   is not read), `optional` (sign-out), `user`, `admin`. Every state change checks the Origin, and the
+ *   CSRF token whenever a session is present.
+ */
+export type Access =
+  | { kind: 'public' }
+  | { kind: 'key'; scope: Scope; tier: Tier }
+  | { kind: 'page' }
+  | { kind: 'session'; need: 'none' | 'optional' | 'user' | 'admin' };
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: Access;
+    /** The response carries a raw key, a webhook secret or a CSRF token: `Cache-Control: no-store`. */
+    secret?: boolean;
+  }
+}
+
+/** Route configs, one per rule (SPEC.md tiers and scopes). */
 export const access = {
-  public: { public: true, tier: 'free', scope: 'read' },
-  read: { tier: 'developer', scope: 'read' },
-  write: { tier: 'developer', scope: 'write' },
-  intelligence: { tier: 'intelligence', scope: 'read' },
-  admin: { tier: 'free', scope: 'admin' },
-} as const satisfies Record<string, FastifyContextConfig>;
+  public: { access: { kind: 'public' } },
+  read: { access: { kind: 'key', scope: 'read', tier: 'developer' } },
+  write: { access: { kind: 'key', scope: 'write', tier: 'developer' } },
+  intelligence: { access: { kind: 'key', scope: 'read', tier: 'intelligence' } },
+  admin: { access: { kind: 'key', scope: 'admin', tier: 'free' } },
+  page: { access: { kind: 'page' } },
+  anonymous: { access: { kind: 'session', need: 'none' } },
+  anySession: { access: { kind: 'session', need: 'optional' } },
+  user: { access: { kind: 'session', need: 'user' } },
+  adminUser: { access: { kind: 'session', need: 'admin' } },
+} as const satisfies Record<string, { access: Access }>;
+
+/** The same rule, for a route whose response carries a secret. */
+export const secret = <T extends { access: Access }>(config: T): T & { secret: true } => ({
+  ...config,
+  secret: true,
+});
+
+/** Requests no route matched (404, 405): counted like the open routes, so probing spends the allowance. */
+const UNROUTED: Access = { kind: 'public' };
+
+export interface AccessOptions {
+  /** false skips keys, limits and usage on key routes — only to measure their cost (bench:events). */
+  keys: boolean;
+}
+
+/** Every route this app registered, with its access rule, in registration order (tests enumerate it). */
+export interface RouteAccess {
+  method: string;
+  url: string;
+  access: Access;
+  secret: boolean;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    routeAccess: RouteAccess[];
+  }
+}
+
+export function installAccess(app: App, services: Services, options: AccessOptions): void {
+  const table: RouteAccess[] = [];
+  app.decorate('routeAccess', table);
+  app.addHook('onRoute', (route: RouteOptions) => {
+    const declared = route.config?.access;
+    // Fail closed at startup: a route without a rule never serves.
+    if (!declared) throw new Error(`route ${String(route.method)} ${route.url} declares no access rule`);
+    if (declared.kind === 'page' && route.method !== 'GET' && route.method !== 'HEAD') {
+      throw new Error(`page route ${String(route.method)} ${route.url} must be GET`);
+    }
+    for (const method of [route.method].flat()) {
+      table.push({ method, url: route.url, access: declared, secret: route.config?.secret === true });
+    }
+  });
+
+  const keys = keyGate(services);
+  const sessions = sessionGate(services);
+  app.decorateRequest('principal', null);
+  app.decorateRequest('session', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const rule = request.is404 ? UNROUTED : request.routeOptions.config.access;
+    if (!rule) throw errors.forbidden('this route declares no access rule');
+    if (request.routeOptions.config.secret) reply.header('cache-control', 'no-store');
+    switch (rule.kind) {
+      case 'public':
+        if (options.keys) await keys.open(request, reply);
+        return;
+      case 'key':
+        if (options.keys) await keys.require(request, reply, rule.scope, rule.tier);
+        return;
+      case 'page':
+        return;
+      case 'session':
+        reply.header('cache-control', 'no-store');
+        await sessions.require(request, rule.need);
+        return;
+      default:
+        throw errors.forbidden('this route declares an unknown access rule');
+    }
+  });
+
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    if (request.principal) services.usage.record(request.principal.id, reply.statusCode);
+  });
+}

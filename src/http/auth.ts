@@ -12,23 +12,14 @@ import type { Tier } from '../domain/types.ts';
 import type { LimitDecision } from '../infra/limiter.ts';
 import { findKeyByHash, type KeyPrincipal } from '../store/accounts.ts';
 import { errors } from './errors.ts';
-import type { App, Services } from './types.ts';
+import type { Services } from './types.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
     /** The verified key and its owner's plan; null for keyless requests to public endpoints. */
     principal: KeyPrincipal | null;
   }
-  interface FastifyContextConfig {
-    /** Lowest plan tier that may call the route. */
-    tier?: Tier;
-    scope?: Scope;
-    /** Answers without a key (within the per-IP allowance). */
-    public?: boolean;
-  }
 }
-
-const API_PREFIX = '/api/v1/';
 
 /** The raw key from `x-api-key` or `Authorization: Bearer`; '' when a header is present but empty or malformed. */
 function presentedKey(request: FastifyRequest): string | null {
@@ -47,9 +38,12 @@ function setLimitHeaders(reply: FastifyReply, decision: LimitDecision): void {
   reply.header('x-ratelimit-reset', decision.resetAt);
 }
 
-/** Verified principal, or the reason there is none. */
-async function verify(services: Services, raw: string): Promise<KeyPrincipal | 'invalid' | 'revoked'> {
-  if (keyMode(raw) === null) return 'invalid';
+type Verified = KeyPrincipal | 'invalid' | 'revoked' | null;
+
+/** Verified principal, the reason there is none, or null when no key was sent. */
+async function verify(services: Services, raw: string | null): Promise<Verified> {
+  if (raw === null) return null;
+  if (!raw || keyMode(raw) === null) return 'invalid';
   const hash = hashKey(raw);
   const found = await findKeyByHash(services.db, hash);
   if (!found || !sameHash(found.hash, hash)) return 'invalid';
@@ -57,43 +51,65 @@ async function verify(services: Services, raw: string): Promise<KeyPrincipal | '
 }
 
 /**
- * Every /api/v1/* request: key → per-key sliding window (or the per-IP allowance without a valid key) →
- * scope and tier of the route. Rate-limit headers are set before anything can fail.
+ * The API's key checks, applied by the access hook to the routes that declare them. Rate-limit headers
+ * are set before anything can fail.
  */
-export function installAuth(app: App, services: Services): void {
-  app.decorateRequest('principal', null);
-
-  app.addHook('onRequest', async (request, reply) => {
-    if (!request.url.startsWith(API_PREFIX)) return;
-    const config = request.routeOptions.config;
-    const raw = presentedKey(request);
-    const verified = raw ? await verify(services, raw) : null;
+export function keyGate(services: Services) {
+  const limiter = services.limiter;
+  const keyless = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+    const decision = await limiter.hit(`ip:${request.ip}`, KEYLESS_PER_IP, RATE_WINDOW_MS);
+    setLimitHeaders(reply, decision);
+    return decision.allowed;
+  };
+  /** Counts the request against the key's window (refused when it is full). */
+  const counted = async (reply: FastifyReply, principal: KeyPrincipal, rpm: number) => {
+    const decision = await limiter.hit(`key:${principal.id}`, rpm, RATE_WINDOW_MS);
+    setLimitHeaders(reply, decision);
+    return decision;
+  };
+  const usable = (verified: Verified) => {
     const principal = typeof verified === 'object' ? verified : null;
     const rpm = principal ? keyRpm(principal.plan, principal.mode) : null;
+    return principal && rpm !== null ? { principal, rpm } : null;
+  };
 
-    if (!principal || rpm === null) {
-      const decision = await services.limiter.hit(`ip:${request.ip}`, KEYLESS_PER_IP, RATE_WINDOW_MS);
-      setLimitHeaders(reply, decision);
-      if (!decision.allowed) throw errors.keylessThrottled();
-      if (principal) throw errors.noLiveAccess(principal.plan);
-      if (verified === 'revoked') throw errors.revokedKey();
-      if (raw !== null) throw errors.invalidKey();
-      if (!config.public) throw errors.missingKey();
-      return;
-    }
+  return {
+    /**
+     * Open routes answer without a key. A usable key within its window is counted (and its usage
+     * recorded); any other key — unknown, revoked, without live access, over its limit — is ignored and
+     * the request spends the address's keyless allowance, as a request without a key does.
+     */
+    async open(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+      const key = usable(await verify(services, presentedKey(request)));
+      if (key && (await counted(reply, key.principal, key.rpm)).allowed) {
+        request.principal = key.principal;
+        return;
+      }
+      if (!(await keyless(request, reply))) throw errors.keylessThrottled();
+    },
 
-    const decision = await services.limiter.hit(`key:${principal.id}`, rpm, RATE_WINDOW_MS);
-    setLimitHeaders(reply, decision);
-    if (!decision.allowed) {
-      throw errors.rateLimited(Math.max(1, Math.ceil((decision.resetAt - services.now().getTime()) / 1000)));
-    }
-    request.principal = principal;
-    checkRoute(principal, config.scope ?? 'read', config.tier ?? 'developer');
-  });
-
-  app.addHook('onResponse', async (request, reply) => {
-    if (request.principal) services.usage.record(request.principal.id, reply.statusCode);
-  });
+    /** Keyed routes: a verified key, within its window, with the scope and tier the route declares. */
+    async require(request: FastifyRequest, reply: FastifyReply, scope: Scope, tier: Tier): Promise<void> {
+      const raw = presentedKey(request);
+      const verified = await verify(services, raw);
+      const key = usable(verified);
+      if (!key) {
+        if (!(await keyless(request, reply))) throw errors.keylessThrottled();
+        if (typeof verified === 'object' && verified) throw errors.noLiveAccess(verified.plan);
+        if (verified === 'revoked') throw errors.revokedKey();
+        if (raw !== null) throw errors.invalidKey();
+        throw errors.missingKey();
+      }
+      const decision = await counted(reply, key.principal, key.rpm);
+      if (!decision.allowed) {
+        throw errors.rateLimited(
+          Math.max(1, Math.ceil((decision.resetAt - services.now().getTime()) / 1000)),
+        );
+      }
+      request.principal = key.principal;
+      checkRoute(key.principal, scope, tier);
+    },
+  };
 }
 
 function checkRoute(principal: KeyPrincipal, scope: Scope, tier: Tier): void {

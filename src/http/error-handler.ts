@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
+import { QueueFullError } from '../domain/work-queue.ts';
 import { AccountRuleError } from '../services/accounts.ts';
 import { ApiError, errors } from './errors.ts';
 import type { App } from './types.ts';
@@ -60,6 +61,7 @@ const RULE_CODES = {
 export function toApiError(error: FastifyError, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof AccountRuleError) return new ApiError(RULE_CODES[error.kind], error.message);
+  if (error instanceof QueueFullError) return errors.busy();
   if (error.validation) {
     return validationError(
       error.validation[0] as ValidationIssue | undefined,
@@ -74,6 +76,8 @@ export function toApiError(error: FastifyError, request?: FastifyRequest): ApiEr
       return errors.unsupportedMediaType(String(error.message.split(': ').pop() ?? 'unknown'));
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidBody('empty JSON body');
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.invalidBody('Content-Length does not match the body sent');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.invalidBody('body is not valid JSON');
   }
@@ -105,7 +109,8 @@ export function installErrorHandling(app: App): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
-    if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+    // A 503 (busy, a dependency down) is expected under load; only the unexpected is an error.
+    if (apiError.status === 500) request.log.error({ err: error }, 'request failed');
     void sendError(reply, request, apiError);
   });
 

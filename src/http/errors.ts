@@ -6,12 +6,16 @@ export const ERROR_STATUS = {
   insufficient_scope: 403,
   tier_required: 403,
   forbidden: 403,
+  bad_request: 400,
   not_found: 404,
   method_not_allowed: 405,
+  request_timeout: 408,
   conflict: 409,
   payload_too_large: 413,
+  uri_too_long: 414,
   unsupported_media_type: 415,
   rate_limited: 429,
+  headers_too_large: 431,
   internal: 500,
   unavailable: 503,
 } as const;
@@ -65,6 +69,10 @@ export const errors = {
       allow: allowed.join(', '),
     }),
   payloadTooLarge: () => new ApiError('payload_too_large', 'request body too large'),
+  malformedRequest: (detail: string) => new ApiError('bad_request', `malformed request: ${detail}`),
+  requestTimeout: () => new ApiError('request_timeout', 'the request did not arrive in time; send it again'),
+  uriTooLong: (max: number) => new ApiError('uri_too_long', `request target longer than ${max} bytes`),
+  headersTooLarge: () => new ApiError('headers_too_large', 'request headers too large'),
   unsupportedMediaType: (type: string) =>
     new ApiError('unsupported_media_type', `unsupported content type: ${type}`),
   missingKey: () =>
@@ -94,6 +102,16 @@ export const errors = {
     new ApiError('tier_required', `${what} requires the ${tier} tier; your plan is ${plan}`),
   rateLimited: (retryAfterSec: number) =>
     new ApiError('rate_limited', 'rate limit exceeded', { 'retry-after': String(retryAfterSec) }),
+  /** One message whichever throttle refused, so it says nothing about the account. */
+  signInThrottled: (retryAfterSec: number) =>
+    new ApiError('rate_limited', 'too many sign-in attempts; try again later', {
+      'retry-after': String(retryAfterSec),
+    }),
+  signUpThrottled: (retryAfterSec: number) =>
+    new ApiError('rate_limited', 'too many sign-ups from this address; try again later', {
+      'retry-after': String(retryAfterSec),
+    }),
+  busy: () => new ApiError('unavailable', 'too busy right now; try again shortly', { 'retry-after': '1' }),
   conflict: (message: string) => new ApiError('conflict', message),
   forbidden: (message: string) => new ApiError('forbidden', message),
   userNotFound: (id: string) => new ApiError('not_found', `user not found: ${id}`),

@@ -1,4 +1,5 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform } from '@fastify/swagger';
+import type { FastifyContextConfig } from 'fastify';
 import { ErrorEnvelope } from './schemas/common.ts';
 
 const TAGS: Record<string, string> = {
@@ -47,19 +48,26 @@ function withHeaders(schema: unknown, extra: Schema = {}): Schema {
 }
 
 /**
- * Route config (tier, scope, public) is the one source of access rules: the auth hook enforces it and
+ * Route config (`access`) is the one source of access rules: the access hook enforces it and
  * this transform documents it — security, `x-tier`/`x-scope`, 401/403/429 and the rate-limit headers.
  */
 const transform: SwaggerTransform = ({ schema, url, route }) => {
-  if (!url.startsWith('/api/v1/') || !schema) return { schema, url };
-  const config = (route.config ?? {}) as { tier?: string; scope?: string; public?: boolean };
+  const rule = (route.config as FastifyContextConfig | undefined)?.access;
+  if (!schema || (rule?.kind !== 'key' && rule?.kind !== 'public')) return { schema, url };
+  const isPublic = rule.kind === 'public';
   const responses: Record<string, unknown> = Object.fromEntries(
     Object.entries((schema.response ?? {}) as Schema).map(([status, body]) => [status, withHeaders(body)]),
   );
+  // Every operation validates its query (unknown parameters included): 400 is always possible.
+  responses[400] ??= withHeaders(ErrorEnvelope, { description: 'Invalid parameter or body' });
+  if (schema.body) {
+    responses[413] = withHeaders(ErrorEnvelope, { description: 'Request body too large' });
+    responses[415] = withHeaders(ErrorEnvelope, { description: 'Content-Type is not application/json' });
+  }
   responses[401] = withHeaders(ErrorEnvelope, {
     description: 'Missing, invalid or revoked key, or the keyless allowance is spent',
   });
-  if (!config.public) {
+  if (!isPublic) {
     responses[403] = withHeaders(ErrorEnvelope, { description: 'Scope, tier or plan does not allow this' });
     responses[429] = withHeaders(ErrorEnvelope, {
       description: 'Rate limit exceeded; see Retry-After',
@@ -71,9 +79,9 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
       ...schema,
       operationId: operationId(route.method, url),
       response: responses,
-      security: config.public ? [{}, ...KEYED] : KEYED,
-      'x-tier': config.tier ?? 'developer',
-      'x-scope': config.scope ?? 'read',
+      security: isPublic ? [{}, ...KEYED] : KEYED,
+      'x-tier': isPublic ? 'free' : rule.tier,
+      'x-scope': isPublic ? 'read' : rule.scope,
     } as typeof schema,
   };
 };
@@ -87,7 +95,9 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
       description:
         'US federal contract awards as market events: resolved tickers, classifications, engine scores, regimes and daily candles. ' +
         'Every request needs an API key (x-api-key header or Authorization: Bearer) except /health and /openapi.json. ' +
-        '`x-tier` is the lowest plan tier an operation needs (free < developer < intelligence); `x-scope` the key scope (read ⊂ write ⊂ admin).',
+        '`x-tier` is the lowest plan tier an operation needs (free < developer < intelligence); `x-scope` the key scope (read ⊂ write ⊂ admin). ' +
+        'Before any operation is chosen the server itself may answer, in the same error envelope: 400 for a request it cannot parse, ' +
+        '408 when headers or body do not arrive in time, 414 for a request target over 8 KiB, 431 for oversized headers.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
     servers: [{ url: 'http://127.0.0.1:8080', description: 'Local server' }],

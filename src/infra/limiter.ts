@@ -11,7 +11,38 @@ export interface LimitDecision {
   resetAt: number;
 }
 
+/**
+ * A delay that grows with each attempt instead of a hard limit: the first `free` attempts within
+ * `windowMs` pass at once; after that an attempt must come at least `backoffDelay(policy, n)` after the
+ * previous one, n being the attempts counted in the window. Refused attempts are not counted, so the
+ * delay never exceeds `maxMs` after the latest admitted attempt.
+ */
+export interface BackoffPolicy {
+  free: number;
+  baseMs: number;
+  maxMs: number;
+  windowMs: number;
+}
+
+export interface BackoffDecision {
+  allowed: boolean;
+  /** Millisecond epoch from which an attempt is admitted (`now` when this one was). */
+  retryAt: number;
+}
+
+/** baseMs · 2^(n − free), at most maxMs: the wait after the latest of n counted attempts (n ≥ free). */
+export function backoffDelay(policy: BackoffPolicy, counted: number): number {
+  return Math.min(policy.maxMs, policy.baseMs * 2 ** (counted - policy.free));
+}
+
 export interface RateLimiter {
   hit(bucket: string, limit: number, windowMs: number, now?: number): Promise<LimitDecision>;
+  /**
+   * Admits and counts an attempt iff `policy` allows one now, in one atomic step like hit(). With
+   * `peek` the decision is the same but nothing is counted: a cheap check before other buckets are spent.
+   */
+  backoff(bucket: string, policy: BackoffPolicy, now?: number, peek?: boolean): Promise<BackoffDecision>;
+  /** Forgets everything counted in a bucket (of hit or of backoff). */
+  reset(bucket: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -1,4 +1,10 @@
-import type { LimitDecision, RateLimiter } from './limiter.ts';
+import {
+  type BackoffDecision,
+  type BackoffPolicy,
+  backoffDelay,
+  type LimitDecision,
+  type RateLimiter,
+} from './limiter.ts';
 
 /**
  * The admitted requests of one bucket, oldest first, in a ring buffer: pruning advances `head`, so a
@@ -41,6 +47,28 @@ export class MemoryLimiter implements RateLimiter {
 
   hit(bucket: string, limit: number, windowMs: number, now = Date.now()): Promise<LimitDecision> {
     return Promise.resolve(this.#take(bucket, limit, windowMs, now));
+  }
+
+  backoff(bucket: string, policy: BackoffPolicy, now = Date.now(), peek = false): Promise<BackoffDecision> {
+    const log = this.#logs.get(bucket);
+    if (log) {
+      log.windowMs = policy.windowMs;
+      prune(log, now - policy.windowMs);
+    }
+    const counted = log?.size ?? 0;
+    const retryAt =
+      log && counted >= policy.free ? Math.max(now, newest(log) + backoffDelay(policy, counted)) : now;
+    const allowed = retryAt <= now;
+    if (allowed && !peek) {
+      const target = log ?? this.#create(bucket, policy.windowMs);
+      push(target, target.size > 0 ? Math.max(now, newest(target)) : now);
+    }
+    return Promise.resolve({ allowed, retryAt });
+  }
+
+  reset(bucket: string): Promise<void> {
+    this.#logs.delete(bucket);
+    return Promise.resolve();
   }
 
   /** Drops every bucket whose newest admitted request has left its window. */

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Redis, type Result } from 'ioredis';
-import type { LimitDecision, RateLimiter } from './limiter.ts';
+import type { BackoffDecision, BackoffPolicy, LimitDecision, RateLimiter } from './limiter.ts';
 
 /**
  * The whole decision in one script, so it is atomic across every instance sharing the Redis:
@@ -25,7 +25,37 @@ local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
 return { allowed, count, oldest[2] or false }
 `;
 
+/**
+ * RateLimiter.backoff in one script, on the same kind of sorted set as the sliding log: forget attempts
+ * that left the window, count them, and admit (ZADD, unless peeking) only if the newest is at least
+ * min(base · 2^(count − free), max) old once `free` are counted — backoffDelay() in Lua.
+ *
+ * KEYS[1] bucket key; ARGV: now, cutoff (now - window), free, base ms, max ms, window ms, unique member,
+ * peek 0|1. Returns { allowed 0|1, retryAt }.
+ */
+const BACKOFF_LUA = `
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[2])
+local now = tonumber(ARGV[1])
+local free = tonumber(ARGV[3])
+local count = redis.call('ZCARD', KEYS[1])
+local retryAt = now
+if count >= free then
+  local newest = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+  local delay = math.min(tonumber(ARGV[5]), tonumber(ARGV[4]) * 2 ^ (count - free))
+  retryAt = math.max(now, tonumber(newest[2]) + delay)
+end
+if retryAt > now then
+  return { 0, retryAt }
+end
+if ARGV[8] == '0' then
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[7])
+  redis.call('PEXPIRE', KEYS[1], ARGV[6])
+end
+return { 1, retryAt }
+`;
+
 const COMMAND = 'marketIntelSlidingLog';
+const BACKOFF_COMMAND = 'marketIntelBackoff';
 
 declare module 'ioredis' {
   interface RedisCommander<Context> {
@@ -37,6 +67,17 @@ declare module 'ioredis' {
       windowMs: string,
       member: string,
     ): Result<[number, number, string | null], Context>;
+    marketIntelBackoff(
+      key: string,
+      now: string,
+      cutoff: string,
+      free: string,
+      baseMs: string,
+      maxMs: string,
+      windowMs: string,
+      member: string,
+      peek: '0' | '1',
+    ): Result<[number, number], Context>;
   }
 }
 
@@ -68,17 +109,17 @@ export class RedisLimiter implements RateLimiter {
     this.keyPrefix = options.keyPrefix ?? 'mi:rl:';
     this.#ownsClient = options.ownsClient ?? false;
     redis.defineCommand(COMMAND, { numberOfKeys: 1, lua: SLIDING_LOG_LUA });
+    redis.defineCommand(BACKOFF_COMMAND, { numberOfKeys: 1, lua: BACKOFF_LUA });
   }
 
   async hit(bucket: string, limit: number, windowMs: number, now = Date.now()): Promise<LimitDecision> {
-    const member = `${now}:${this.#instance}:${(this.#sequence++).toString(36)}`;
     const [allowed, count, oldest] = await this.redis.marketIntelSlidingLog(
       this.keyPrefix + bucket,
       String(now),
       String(now - windowMs),
       String(limit),
       String(windowMs),
-      member,
+      this.#member(now),
     );
     return {
       allowed: allowed === 1,
@@ -88,8 +129,36 @@ export class RedisLimiter implements RateLimiter {
     };
   }
 
+  async backoff(
+    bucket: string,
+    policy: BackoffPolicy,
+    now = Date.now(),
+    peek = false,
+  ): Promise<BackoffDecision> {
+    const [allowed, retryAt] = await this.redis.marketIntelBackoff(
+      this.keyPrefix + bucket,
+      String(now),
+      String(now - policy.windowMs),
+      String(policy.free),
+      String(policy.baseMs),
+      String(policy.maxMs),
+      String(policy.windowMs),
+      this.#member(now),
+      peek ? '1' : '0',
+    );
+    return { allowed: allowed === 1, retryAt };
+  }
+
+  async reset(bucket: string): Promise<void> {
+    await this.redis.del(this.keyPrefix + bucket);
+  }
+
   async close(): Promise<void> {
     if (this.#ownsClient) await this.redis.quit();
+  }
+
+  #member(now: number): string {
+    return `${now}:${this.#instance}:${(this.#sequence++).toString(36)}`;
   }
 }
 

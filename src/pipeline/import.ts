@@ -8,7 +8,7 @@ import { open } from 'node:fs/promises';
 import { pipeline } from 'node:stream';
 import { createGunzip } from 'node:zlib';
 import type { AwardRecord, Engine } from '../domain/types.ts';
-import { BULK_COLUMNS, normalizeBulkRecord } from '../sources/awards.ts';
+import { BULK_COLUMNS, normalizeBulkItem, normalizeBulkRecord } from '../sources/awards.ts';
 import { parseCandlesCsv } from '../sources/candles.ts';
 import { CsvError, columnPicker, csvRecordBatches } from '../sources/csv.ts';
 import type { Db } from '../store/db.ts';
@@ -166,11 +166,8 @@ async function* jsonItems(chunks: AsyncIterable<string>): AsyncGenerator<Item[]>
   const records: unknown[] = parsed;
   for (let start = 0; start < records.length; start += JSON_BATCH) {
     yield records.slice(start, start + JSON_BATCH).map((value, i): Item => {
-      const index = start + i;
-      if (typeof value !== 'object' || value === null || Array.isArray(value))
-        return reject({ index, message: 'record is not an object' });
-      const result = normalizeBulkRecord(value as Record<string, unknown>);
-      return result.ok ? result : reject({ index, message: result.message });
+      const result = normalizeBulkItem(value);
+      return result.ok ? result : reject({ index: start + i, message: result.message });
     });
   }
 }

@@ -210,11 +210,13 @@ async function tallyUnmatched(
   if (tally.size === 0) return;
   // In key order, so concurrent batches updating the same names wait for each other instead of deadlocking.
   const entries = [...tally.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  // Each award is at most MAX_AMOUNT, but a name's running total is not bounded: it saturates at
+  // bigint's range (the list only ranks by it) instead of failing the batch on overflow.
   await tx.query(
     `INSERT INTO unmatched_recipients (name_norm, sample_name, award_count, total_value)
      SELECT * FROM json_to_recordset($1::json) AS t(name_norm text, sample_name text, award_count int, total_value int8)
      ON CONFLICT (name_norm) DO UPDATE SET award_count = unmatched_recipients.award_count + EXCLUDED.award_count,
-       total_value = unmatched_recipients.total_value + EXCLUDED.total_value`,
+       total_value = ${saturatedInt8('unmatched_recipients.total_value::numeric + EXCLUDED.total_value')}`,
     [
       JSON.stringify(
         entries.map(([name, v]) => ({
@@ -227,6 +229,9 @@ async function tallyUnmatched(
     ],
   );
 }
+
+const saturatedInt8 = (sql: string): string =>
+  `LEAST(GREATEST(${sql}, -9223372036854775808), 9223372036854775807)::int8`;
 
 /**
  * Places each contract in its award-date regime and scores it with every engine.

@@ -7,6 +7,7 @@ import {
   EmailTakenError,
   getUser,
   insertKey,
+  insertUserUnlessTaken,
   type User,
 } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
@@ -36,6 +37,18 @@ export async function createAccount(
     if (error instanceof EmailTakenError) throw new AccountRuleError('conflict', error.message);
     throw error;
   }
+}
+
+/**
+ * A self-service sign-up: a free account with this password unless the email is taken. Same work and
+ * same outcome for the caller either way (the password is hashed before), so it reveals no accounts.
+ */
+export async function signUpAccount(db: Db, input: { email: string; passwordHash: string }): Promise<void> {
+  await insertUserUnlessTaken(db, {
+    email: input.email.trim(),
+    plan: 'free',
+    passwordHash: input.passwordHash,
+  });
 }
 
 /**

@@ -41,6 +41,8 @@ export const BULK_COLUMNS = [
   'last_modified_date',
 ] as const;
 
+type BulkColumn = (typeof BULK_COLUMNS)[number];
+
 /** Used when neither the record nor its id names an awarding agency. */
 export const UNKNOWN_AGENCY = 'Unknown';
 
@@ -48,12 +50,13 @@ export const UNKNOWN_AGENCY = 'Unknown';
 // Field helpers
 
 /**
- * Trimmed non-empty string, or null for absent/blank values. Numbers are stringified. NUL characters are
- * dropped: PostgreSQL text cannot hold them, so a record carrying one would otherwise fail to store.
+ * Trimmed non-empty string, or null for absent/blank values. Numbers are stringified. The text is kept
+ * as given: a NUL or a lone surrogate is refused by `normalizeBulkRecord` (see `fieldProblem`), never
+ * dropped, so hostile input shows up in `rejected` instead of being stored altered.
  */
 export function textValue(v: unknown): string | null {
   if (typeof v === 'string') {
-    const t = (v.includes('\0') ? v.replaceAll('\0', '') : v).trim();
+    const t = v.trim();
     return t === '' ? null : t;
   }
   if (typeof v === 'number' && Number.isFinite(v)) return String(v);
@@ -114,6 +117,15 @@ interface ParsedDate {
   iso: string;
 }
 
+/**
+ * Award dates (and modification times) must fall in years 1900–2200: anything outside is a data error
+ * for a federal contract, and both ends sit well inside what PostgreSQL date/timestamptz and a JS Date
+ * hold. The four-digit year of the patterns below already refuses year 0000 and expanded years
+ * (`+020000-01-01`).
+ */
+export const MIN_YEAR = 1900;
+export const MAX_YEAR = 2200;
+
 const ISO_RE =
   /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 const US_RE = /^(\d{1,2})\/(\d{1,2})\/(\d{4})$/;
@@ -149,7 +161,7 @@ export function parseDateText(text: string): ParsedDate | null {
     d = Number(us[2]);
     y = Number(us[3]);
   }
-  if (y < 1900 || y > 2999 || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
+  if (y < MIN_YEAR || y > MAX_YEAR || mo < 1 || mo > 12 || d < 1 || d > daysInMonth(y, mo)) return null;
   if (hh > 23 || mi > 59 || ss > 59) return null;
   const date = `${String(y).padStart(4, '0')}-${String(mo).padStart(2, '0')}-${String(d).padStart(2, '0')}`;
   let epoch = Date.UTC(y, mo - 1, d, hh, mi, ss, Math.round(ms));
@@ -189,17 +201,119 @@ function clip(v: unknown): string {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Hostile input: every column is checked before any is read
+
+/**
+ * Longest accepted value of each column, in UTF-16 code units as given. Ids (award key, PIID, UEIs) fit
+ * the 200 that `GET /api/v1/contracts/:id` accepts (real award keys are under 120 units, PIIDs 50, UEIs
+ * 12); names, agencies and `CODE: NAME` codes 500 (real ones are under 200); descriptions 10,000 (FPDS
+ * caps them at 4,000). At most 3 UTF-8 bytes a unit keeps the widest index entry of `contracts`
+ * (lower(awarding_agency), award_date, id) under PostgreSQL's 2,704-byte B-tree limit. No amount or
+ * date needs more than 64.
+ */
+const MAX_LENGTH: Readonly<Record<BulkColumn, number>> = {
+  contract_award_unique_key: 200,
+  award_id_piid: 200,
+  recipient_uei: 200,
+  recipient_parent_uei: 200,
+  recipient_name: 500,
+  recipient_parent_name: 500,
+  awarding_agency_name: 500,
+  awarding_sub_agency_name: 500,
+  naics_code: 500,
+  product_or_service_code: 500,
+  prime_award_base_transaction_description: 10_000,
+  current_total_value_of_award: 64,
+  total_obligated_amount: 64,
+  award_base_action_date: 64,
+  last_modified_date: 64,
+};
+
+/**
+ * Largest accepted magnitude of an amount, in dollars: 10^15, a thousand times a year of federal
+ * spending. `contract_value` is bigint (±9.2·10^18) and every whole number up to 2^53 ≈ 9·10^15 is exact
+ * in a JS number, so a stored value reads back unchanged; a write batch of 5,000 such values still sums
+ * within bigint (the unmatched-recipients tally, which saturates across batches).
+ */
+export const MAX_AMOUNT = 1e15;
+
+/** A high surrogate not followed by a low one, or a low one not preceded by a high one. */
+const LONE_SURROGATE_RE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/**
+ * Why one column's value is refused, or null. Absent values pass (each column's own rule decides
+ * whether it is required); JSON objects, arrays and booleans do not, where they used to read as absent.
+ * NUL cannot be stored in PostgreSQL text, and a lone surrogate has no UTF-8 form (pg would write U+FFFD
+ * instead): either would alter the record, so it is refused whole.
+ */
+function fieldProblem(name: BulkColumn, v: unknown): string | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number') return Number.isFinite(v) ? null : `${name} is not a finite number: '${v}'`;
+  if (typeof v !== 'string') {
+    const kind = Array.isArray(v) ? 'array' : typeof v;
+    return `${name} must be a string or a number, not ${kind === 'array' || kind === 'object' ? 'an' : 'a'} ${kind}`;
+  }
+  if (v.length > MAX_LENGTH[name]) return `${name} is longer than ${MAX_LENGTH[name]} characters`;
+  if (v.includes('\0')) return `${name} contains a NUL character`;
+  if (LONE_SURROGATE_RE.test(v)) return `${name} contains a lone UTF-16 surrogate`;
+  return null;
+}
+
+function recordProblem(rec: BulkRecord): string | null {
+  for (const name of BULK_COLUMNS) {
+    const problem = fieldProblem(name, rec[name]);
+    if (problem !== null) return problem;
+  }
+  return null;
+}
+
+/**
+ * The award value in whole dollars (no -0), or why the record is refused. A negative
+ * `current_total_value_of_award` is refused: the total value of an award (base and all options) cannot
+ * be below zero. `total_obligated_amount` may be negative: de-obligations can exceed an award's
+ * obligations, and USASpending reports the net.
+ */
+function awardValue(rec: BulkRecord): { value: number } | { problem: string } {
+  let field: BulkColumn = 'current_total_value_of_award';
+  let value = numberValue(rec[field]);
+  if (value === undefined) {
+    field = 'total_obligated_amount';
+    value = numberValue(rec[field]);
+  }
+  if (value === undefined)
+    return { problem: 'current_total_value_of_award and total_obligated_amount are missing' };
+  const given = `'${clip(rec[field])}'`;
+  if (!Number.isFinite(value)) return { problem: `${field} is not a finite number: ${given}` };
+  if (Math.abs(value) > MAX_AMOUNT) {
+    return { problem: `${field} is out of range (at most ${MAX_AMOUNT} dollars either way): ${given}` };
+  }
+  if (value < 0 && field === 'current_total_value_of_award') {
+    return { problem: `${field} is negative (a total award value cannot be): ${given}` };
+  }
+  const rounded = Math.round(value);
+  return { value: rounded === 0 ? 0 : rounded };
+}
+
+function badDate(field: BulkColumn, text: string): string {
+  return `${field} is not a valid date in ${MIN_YEAR}–${MAX_YEAR} (YYYY-MM-DD, YYYY-MM-DD hh:mm:ss or MM/DD/YYYY): '${clip(text)}'`;
+}
+
+// ---------------------------------------------------------------------------------------------
 // Canonical (bulk-download) records
 
 /**
- * Validates and normalizes one record in bulk-download column names.
- * Rejects a missing id, recipient, date or value, an id not starting with `CONT_AWD_`, an
- * unparseable `award_base_action_date` and a non-finite value. The value is
- * `current_total_value_of_award`, or `total_obligated_amount` when the former is absent/blank,
- * rounded to whole dollars. A missing `awarding_agency_name` is derived from the id's agency code.
- * An unparseable `last_modified_date` gives `sourceModifiedAt: null` (it is optional).
+ * Validates and normalizes one record in bulk-download column names: the single validation point of
+ * every ingest path. Rejects, naming the column, a value of the wrong JSON type, an over-long value or
+ * one carrying NUL or a lone surrogate (in any column read), a missing id, recipient, date or value,
+ * an id not starting with `CONT_AWD_`, a date that is not a real calendar date in 1900–2200 (the
+ * optional `last_modified_date` too, when given), and a value that is not finite, exceeds MAX_AMOUNT
+ * or is a negative total. The value is `current_total_value_of_award`, or `total_obligated_amount`
+ * when the former is absent/blank, rounded to whole dollars. A missing `awarding_agency_name` is
+ * derived from the id's agency code.
  */
 export function normalizeBulkRecord(rec: Record<string, unknown>): NormalizeResult {
+  const problem = recordProblem(rec);
+  if (problem !== null) return fail(problem);
   const id = textValue(rec.contract_award_unique_key);
   if (id === null) return fail('contract_award_unique_key is missing');
   if (!/^CONT_AWD_\S+$/.test(id)) {
@@ -210,22 +324,12 @@ export function normalizeBulkRecord(rec: Record<string, unknown>): NormalizeResu
   const rawDate = textValue(rec.award_base_action_date);
   if (rawDate === null) return fail('award_base_action_date is missing');
   const date = cachedDate(rawDate);
-  if (date === null) {
-    return fail(
-      `award_base_action_date is not a valid date (YYYY-MM-DD, YYYY-MM-DD hh:mm:ss or MM/DD/YYYY): '${clip(rawDate)}'`,
-    );
-  }
-  let valueField: string = 'current_total_value_of_award';
-  let value = numberValue(rec.current_total_value_of_award);
-  if (value === undefined) {
-    valueField = 'total_obligated_amount';
-    value = numberValue(rec.total_obligated_amount);
-  }
-  if (value === undefined) return fail('current_total_value_of_award and total_obligated_amount are missing');
-  if (!Number.isFinite(value))
-    return fail(`${valueField} is not a finite number: '${clip(rec[valueField])}'`);
-  const rounded = Math.round(value);
-  const modified = textValue(rec.last_modified_date);
+  if (date === null) return fail(badDate('award_base_action_date', rawDate));
+  const value = awardValue(rec);
+  if ('problem' in value) return fail(value.problem);
+  const rawModified = textValue(rec.last_modified_date);
+  const modified = rawModified === null ? null : cachedDate(rawModified);
+  if (rawModified !== null && modified === null) return fail(badDate('last_modified_date', rawModified));
   return {
     ok: true,
     award: {
@@ -237,12 +341,12 @@ export function normalizeBulkRecord(rec: Record<string, unknown>): NormalizeResu
       parentUei: textValue(rec.recipient_parent_uei),
       awardingAgency: textValue(rec.awarding_agency_name) ?? topTierAgencyForAwardId(id) ?? UNKNOWN_AGENCY,
       awardingSubAgency: textValue(rec.awarding_sub_agency_name),
-      value: rounded === 0 ? 0 : rounded, // no -0
+      value: value.value,
       awardDate: date.date,
       description: textValue(rec.prime_award_base_transaction_description),
       naics: codePart(rec.naics_code),
       psc: codePart(rec.product_or_service_code),
-      sourceModifiedAt: modified === null ? null : (cachedDate(modified)?.iso ?? null),
+      sourceModifiedAt: modified?.iso ?? null,
     },
   };
 }
@@ -279,18 +383,25 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function normalizeItems(
-  items: unknown[],
-  toBulk: (item: Record<string, unknown>) => BulkRecord,
+const asBulk = (item: Record<string, unknown>): BulkRecord => item;
+
+/** One item of a JSON array (a file, the admin ingest body, an API page): anything but an object is rejected. */
+export function normalizeBulkItem(
+  item: unknown,
+  toBulk: (item: Record<string, unknown>) => BulkRecord = asBulk,
+): NormalizeResult {
+  return isRecord(item) ? normalizeBulkRecord(toBulk(item)) : fail('record is not an object');
+}
+
+/** Every item of a JSON array; a rejected one is listed with its index. */
+export function normalizeBulkItems(
+  items: readonly unknown[],
+  toBulk: (item: Record<string, unknown>) => BulkRecord = asBulk,
 ): JsonAwardsResult {
   const awards: AwardRecord[] = [];
   const rejected: { index: number; message: string }[] = [];
   items.forEach((item, index) => {
-    if (!isRecord(item)) {
-      rejected.push({ index, message: 'record is not an object' });
-      return;
-    }
-    const result = normalizeBulkRecord(toBulk(item));
+    const result = normalizeBulkItem(item, toBulk);
     if (result.ok) awards.push(result.award);
     else rejected.push({ index, message: result.message });
   });
@@ -307,7 +418,7 @@ export function parseBulkJson(text: string): JsonAwardsResult {
   const parsed = JSON.parse(text) as unknown;
   const items =
     isRecord(parsed) && Array.isArray(parsed.awards) ? parsed.awards : parseJsonArray(parsed, 'bulk JSON');
-  return normalizeItems(items, (item) => item);
+  return normalizeBulkItems(items);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -343,9 +454,10 @@ export function parseTransactionsCsv(text: string): CsvAwardsResult {
  */
 export function contractAwardToBulk(item: Record<string, unknown>): BulkRecord {
   const id = textValue(item.generated_internal_id);
-  const sub = textValue(item.awarding_sub_agency);
+  // Raw values go through, so a wrong type or hostile text is rejected by normalizeBulkRecord.
+  const sub = item.awarding_sub_agency;
   return {
-    contract_award_unique_key: id,
+    contract_award_unique_key: item.generated_internal_id,
     award_id_piid: item.award_id,
     recipient_name: item.recipient_name,
     recipient_uei: item.recipient_uei,
@@ -361,7 +473,7 @@ export function contractAwardToBulk(item: Record<string, unknown>): BulkRecord {
 }
 
 export function parseContractAwardsJson(text: string): JsonAwardsResult {
-  return normalizeItems(parseJsonArray(text, 'contract awards JSON'), contractAwardToBulk);
+  return normalizeBulkItems(parseJsonArray(text, 'contract awards JSON'), contractAwardToBulk);
 }
 
 /** `usaspending_top100_awards_spending_by_award.csv`: a spending_by_award result saved as CSV; date = Start Date. */
@@ -399,7 +511,8 @@ export function contractAwardKey(
  * Legacy USASpending "Data Feed" rows (FY2006 DoD sample). The id is built from `piid`, the code
  * part of `agencyid` (`9700: DEPT OF DEFENSE` → 9700), `idvpiid` and `idvagencyid`. recipient =
  * vendorname, parent = mod_parent, date = signeddate (MM/DD/YYYY), value = baseandalloptionsvalue
- * when non-zero (the transaction's change in total value), else dollarsobligated, psc/naics = code
+ * when positive (the transaction's change in total value; a decrease is no total, see `awardValue`),
+ * else dollarsobligated (the net obligation, which may be negative), psc/naics = code
  * part of productorservicecode/principalnaicscode, agency = top-tier name for maj_agency_cat's
  * code, sub-agency = contractingofficeagencyid's sub-tier name. Rows are transactions: the same
  * award can appear more than once (the demo loader keeps one, see `loadDemoAwards`).
@@ -421,7 +534,7 @@ export function legacyDatafeedRowToBulk(row: Record<string, string>): BulkRecord
     awarding_agency_name: (majCode ? topTierAgencyForCode(majCode) : null) ?? namePart(row.maj_agency_cat),
     awarding_sub_agency_name:
       (subCode ? DOD_SUB_TIER[subCode] : undefined) ?? namePart(row.contractingofficeagencyid),
-    current_total_value_of_award: total !== undefined && total !== 0 ? row.baseandalloptionsvalue : null,
+    current_total_value_of_award: total === undefined || total <= 0 ? null : row.baseandalloptionsvalue,
     total_obligated_amount: row.dollarsobligated,
     award_base_action_date: row.signeddate,
     prime_award_base_transaction_description: row.descriptionofcontractrequirement,
@@ -448,7 +561,9 @@ function codeOf(v: unknown): unknown {
  * Obligation Date`, else `Start Date`; `NAICS`/`PSC` may be `{code, description}` objects or strings.
  */
 export function spendingByAwardResultToBulk(r: Record<string, unknown>): BulkRecord {
-  const baseDate = textValue(r['Base Obligation Date']);
+  const baseDate = r['Base Obligation Date'];
+  const blank =
+    baseDate === null || baseDate === undefined || (typeof baseDate === 'string' && !baseDate.trim());
   return {
     contract_award_unique_key: r.generated_internal_id,
     award_id_piid: r['Award ID'],
@@ -457,7 +572,7 @@ export function spendingByAwardResultToBulk(r: Record<string, unknown>): BulkRec
     awarding_agency_name: r['Awarding Agency'],
     awarding_sub_agency_name: r['Awarding Sub Agency'],
     current_total_value_of_award: r['Award Amount'],
-    award_base_action_date: baseDate ?? r['Start Date'],
+    award_base_action_date: blank ? r['Start Date'] : baseDate,
     prime_award_base_transaction_description: r.Description,
     naics_code: codeOf(r.NAICS),
     product_or_service_code: codeOf(r.PSC),
@@ -471,7 +586,7 @@ export function parseSpendingByAwardResults(json: unknown): JsonAwardsResult {
   if (!isRecord(body) || !Array.isArray(body.results)) {
     throw new Error('spending_by_award response: expected an object with a results array');
   }
-  return normalizeItems(body.results, spendingByAwardResultToBulk);
+  return normalizeBulkItems(body.results, spendingByAwardResultToBulk);
 }
 
 // ---------------------------------------------------------------------------------------------

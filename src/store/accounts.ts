@@ -52,6 +52,21 @@ export async function createUser(
   return user;
 }
 
+/**
+ * Inserts a user unless the email is taken, in one statement (no check-then-insert race), and tells
+ * neither way: a sign-up must not reveal who is registered.
+ */
+export async function insertUserUnlessTaken(
+  db: Queryable,
+  input: { email: string; plan: Plan; passwordHash: string },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO users (id, email, password_hash, plan) VALUES ($1, $2, $3, $4)
+     ON CONFLICT ((lower(email))) DO NOTHING`,
+    [randomUUID(), input.email, input.passwordHash, input.plan],
+  );
+}
+
 export async function getUser(db: Queryable, id: string): Promise<User | null> {
   const rows = await db.query<User>(`SELECT ${USER_COLUMNS} FROM users u WHERE u.id = $1`, [id]);
   return rows[0] ?? null;

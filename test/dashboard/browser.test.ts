@@ -105,8 +105,14 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
               seen.drawn += 1;
       }).observe(document.body, { childList: true, subtree: true });
     });
+    const posted: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'POST') posted.push(new URL(request.url()).pathname);
+    });
     await page.keyboard.press('Enter');
     await page.waitForSelector('h1:has-text("API keys")');
+    // Sign-up opens no session (it answers alike for taken emails): the page signs in after it.
+    assert.deepEqual(posted, ['/dashboard/api/signup', '/dashboard/api/signin']);
     assert.match((await page.locator('#who-email').textContent()) ?? '', /quant@example.test · free/);
     // Drawn once: a second drawing would wipe a form the user has begun to fill in.
     await page.waitForLoadState('networkidle');
@@ -221,6 +227,18 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
     );
     assert.equal(row?.plan, 'institutional');
     await shot('users');
+  });
+
+  test('signing up with a registered email and another password ends in the sign-in error', async () => {
+    await page.locator('#signout').click();
+    await page.goto(`${base}/dashboard#/signup`);
+    await page.waitForSelector('h1:has-text("Create your account")');
+    await page.getByLabel('Email').fill('quant@example.test');
+    await page.getByLabel('Password').fill('another long enough password');
+    await page.getByRole('button', { name: 'Sign up' }).click();
+    await page.waitForSelector('[role="alert"]:has-text("invalid email or password")');
+    await shot('signup-taken');
+    assert.equal(await page.locator('h1').textContent(), 'Create your account');
   });
 });
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
-import type { LimitDecision, RateLimiter } from '../../src/infra/limiter.ts';
+import type { BackoffPolicy, RateLimiter } from '../../src/infra/limiter.ts';
 import { MemoryLimiter } from '../../src/infra/memory-limiter.ts';
 import { createRedisLimiter, type RedisLimiter } from '../../src/infra/redis-limiter.ts';
 
@@ -9,7 +9,8 @@ const WINDOW = 60_000;
 const T0 = Date.UTC(2025, 0, 6, 12, 0, 0);
 const REDIS_URL = process.env.REDIS_URL || null;
 
-const allowedCount = (decisions: LimitDecision[]) => decisions.filter((d) => d.allowed).length;
+const allowedCount = (decisions: { allowed: boolean }[]) => decisions.filter((d) => d.allowed).length;
+const DELAY: BackoffPolicy = { free: 3, baseMs: 1000, maxMs: 5000, windowMs: 60_000 };
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /**
@@ -64,6 +65,50 @@ function sharedBehaviour(pick: (i: number) => RateLimiter, bucket: () => string)
     assert.deepEqual(await hit(0, 1000), { allowed: true, limit: 3, remaining: 0, resetAt: T0 + 1400 });
     // Long idle: everything expired, the new request is the oldest.
     assert.deepEqual(await hit(1, 5000), { allowed: true, limit: 3, remaining: 2, resetAt: T0 + 6000 });
+  });
+
+  test('backoff admits `free` attempts, then one per base·2^k after the newest, capped at max', async () => {
+    const b = bucket();
+    const attempt = (i: number, at: number) => pick(i).backoff(b, DELAY, T0 + at);
+    for (const i of range(3)) assert.deepEqual(await attempt(i, 0), { allowed: true, retryAt: T0 });
+    assert.deepEqual(await attempt(0, 999), { allowed: false, retryAt: T0 + 1000 });
+    assert.equal((await attempt(1, 1000)).allowed, true);
+    assert.deepEqual(await attempt(0, 1000), { allowed: false, retryAt: T0 + 3000 }, '2 s after the 4th');
+    assert.equal((await attempt(1, 3000)).allowed, true);
+    assert.deepEqual(await attempt(0, 3000), { allowed: false, retryAt: T0 + 7000 }, '4 s after the 5th');
+    assert.equal((await attempt(1, 7000)).allowed, true);
+    assert.deepEqual(await attempt(0, 7001), { allowed: false, retryAt: T0 + 12_000 }, 'capped at 5 s');
+    // Refusals are not counted: the delay stays 5 s after the newest admitted attempt.
+    for (const i of range(20)) await attempt(i, 8000 + i);
+    assert.equal((await attempt(0, 12_000)).allowed, true);
+  });
+
+  test('backoff admits exactly `free` of 100 concurrent attempts, the rest told when to retry', async () => {
+    const b = bucket();
+    const decisions = await Promise.all(range(100).map((i) => pick(i).backoff(b, DELAY, T0)));
+    assert.equal(allowedCount(decisions), 3);
+    for (const d of decisions) assert.equal(d.retryAt, d.allowed ? T0 : T0 + 1000);
+  });
+
+  test('backoff attempts leave the count as they leave the window', async () => {
+    const b = bucket();
+    for (const i of range(3)) await pick(i).backoff(b, DELAY, T0 + i * 1000);
+    assert.equal((await pick(0).backoff(b, DELAY, T0 + 2500)).allowed, false);
+    // At T0+60000 the first attempt has left: two are counted, under `free`.
+    assert.equal((await pick(1).backoff(b, DELAY, T0 + 60_000)).allowed, true);
+  });
+
+  test('a peek decides without counting, and reset forgets a bucket', async () => {
+    const b = bucket();
+    for (const i of range(10)) assert.equal((await pick(i).backoff(b, DELAY, T0, true)).allowed, true);
+    for (const i of range(3)) await pick(i).backoff(b, DELAY, T0);
+    assert.deepEqual(await pick(0).backoff(b, DELAY, T0, true), { allowed: false, retryAt: T0 + 1000 });
+    await pick(1).reset(b);
+    assert.deepEqual(await pick(0).backoff(b, DELAY, T0), { allowed: true, retryAt: T0 });
+    const h = bucket();
+    await pick(0).hit(h, 1, WINDOW, T0);
+    await pick(1).reset(h);
+    assert.equal((await pick(0).hit(h, 1, WINDOW, T0)).allowed, true, 'reset empties a hit bucket too');
   });
 
   test('buckets are independent', async () => {
@@ -166,6 +211,12 @@ describe('RedisLimiter', {
   test('keys carry the prefix and expire with the window', async () => {
     await pick(0).hit('ttl', 5, 2000, Date.now());
     const ttl = await pick(1).redis.pttl(`${prefix}ttl`);
+    assert.ok(ttl > 0 && ttl <= 2000, `pttl ${ttl}`);
+  });
+
+  test('backoff keys carry the prefix and expire with the window', async () => {
+    await pick(0).backoff('backoff-ttl', { ...DELAY, windowMs: 2000 }, Date.now());
+    const ttl = await pick(1).redis.pttl(`${prefix}backoff-ttl`);
     assert.ok(ttl > 0 && ttl <= 2000, `pttl ${ttl}`);
   });
 

@@ -118,8 +118,12 @@ describe('POST /api/v1/admin/ingest', () => {
     });
     assert.equal(tooLarge.statusCode, 413);
 
+    // An item that is not a record is that record's problem; a body without `awards` is the call's.
     const notObject = await ingest(admin, { awards: [1] });
-    assert.equal(notObject.statusCode, 400);
+    assert.equal(notObject.statusCode, 200, notObject.body);
+    assert.deepEqual(notObject.json<IngestCounts>().rejected, [
+      { index: 0, message: 'record is not an object' },
+    ]);
     assert.equal((await ingest(admin, {})).statusCode, 400);
 
     const reader = withKey(app, (await makeKey(db, { scopes: ['read', 'write'] })).raw);

@@ -43,15 +43,19 @@ function rejectMessage(rec: Record<string, unknown>): string {
   return r.ok ? '' : r.message;
 }
 
-test('normalizeBulkRecord: NUL characters, which PostgreSQL text cannot hold, are dropped', () => {
-  const a = ok({
-    ...base,
-    recipient_name: 'THE BOEING\u0000 COMPANY',
-    prime_award_base_transaction_description: 'F-15\u0000EX',
-  });
-  assert.equal(a.recipientName, 'THE BOEING COMPANY');
-  assert.equal(a.description, 'F-15EX');
-  assert.match(rejectMessage({ ...base, recipient_name: '\u0000 ' }), /recipient/);
+test('normalizeBulkRecord: a NUL character, which PostgreSQL text cannot hold, rejects the record', () => {
+  assert.equal(
+    rejectMessage({ ...base, recipient_name: 'THE BOEING\u0000 COMPANY' }),
+    'recipient_name contains a NUL character',
+  );
+  assert.equal(
+    rejectMessage({ ...base, prime_award_base_transaction_description: 'F-15\u0000EX' }),
+    'prime_award_base_transaction_description contains a NUL character',
+  );
+  assert.equal(
+    rejectMessage({ ...base, recipient_name: '\u0000 ' }),
+    'recipient_name contains a NUL character',
+  );
 });
 
 test('normalizeBulkRecord: minimal record, rounding, derived agency, unknown columns ignored', () => {
@@ -97,15 +101,33 @@ test('normalizeBulkRecord: all columns mapped', () => {
   assert.equal(a.sourceModifiedAt, '2025-03-04T12:30:00.000Z');
 });
 
-test('normalizeBulkRecord: value falls back to total_obligated_amount; negatives and $1,234 accepted', () => {
+test('normalizeBulkRecord: value falls back to total_obligated_amount; negative obligations and $1,234 accepted', () => {
   assert.equal(
     ok({ ...base, current_total_value_of_award: '', total_obligated_amount: '-952.50' }).value,
     -952,
   );
   assert.equal(ok({ ...base, current_total_value_of_award: '$1,234,567.50' }).value, 1234568);
   assert.equal(ok({ ...base, current_total_value_of_award: 12.4 }).value, 12);
-  assert.equal(ok({ ...base, current_total_value_of_award: '-0.2' }).value, 0);
-  assert.ok(Object.is(ok({ ...base, current_total_value_of_award: '-0.2' }).value, 0));
+  const netZero = { ...base, current_total_value_of_award: '', total_obligated_amount: '-0.2' };
+  assert.ok(Object.is(ok(netZero).value, 0));
+});
+
+test('normalizeBulkRecord: amounts, dates and lengths at their limits are accepted', () => {
+  assert.equal(ok({ ...base, current_total_value_of_award: 1e15 }).value, 1e15);
+  assert.equal(
+    ok({ ...base, current_total_value_of_award: '', total_obligated_amount: '-1e15' }).value,
+    -1e15,
+  );
+  assert.equal(ok({ ...base, award_base_action_date: '1900-01-01' }).awardDate, '1900-01-01');
+  assert.equal(ok({ ...base, award_base_action_date: '12/31/2200' }).awardDate, '2200-12-31');
+  const long = ok({
+    ...base,
+    contract_award_unique_key: `CONT_AWD_${'X'.repeat(191)}`,
+    recipient_name: 'A'.repeat(500),
+    prime_award_base_transaction_description: `${'x'.repeat(9_998)}\u{1F680}`,
+  });
+  assert.equal(long.id.length, 200);
+  assert.equal(long.description?.length, 10_000, 'a surrogate pair is no lone surrogate');
 });
 
 test('normalizeBulkRecord: date formats', () => {
@@ -180,7 +202,7 @@ test('parseBulkCsv: rejected rows carry the physical line where the record start
     {
       line: 6,
       message:
-        "award_base_action_date is not a valid date (YYYY-MM-DD, YYYY-MM-DD hh:mm:ss or MM/DD/YYYY): 'not a date'",
+        "award_base_action_date is not a valid date in 1900–2200 (YYYY-MM-DD, YYYY-MM-DD hh:mm:ss or MM/DD/YYYY): 'not a date'",
     },
   ]);
 });

@@ -146,7 +146,10 @@ function authView(mode = 'signin') {
     autocomplete: mode === 'signup' ? 'new-password' : 'current-password',
   });
   const submit = async () => {
-    const data = await api('POST', `/${mode}`, { email: email.value, password: password.value });
+    const credentials = { email: email.value, password: password.value };
+    // Sign-up answers alike for new and taken emails and opens no session: signing in is what tells.
+    if (mode === 'signup') await api('POST', '/signup', credentials);
+    const data = await api('POST', '/signin', credentials);
     state.csrf = data.csrf_token;
     await boot();
   };

@@ -2,7 +2,7 @@ import { Type } from 'typebox';
 import { hashPassword } from '../../domain/passwords.ts';
 import { createAccount, issueKey } from '../../services/accounts.ts';
 import { revokeKey, setUserPlan } from '../../store/accounts.ts';
-import { access } from '../access.ts';
+import { access, secret } from '../access.ts';
 import { errors } from '../errors.ts';
 import {
   KeyResponse,
@@ -67,7 +67,7 @@ export function registerAdmin(app: App, { db, now }: Services): void {
   app.post(
     '/api/v1/admin/users/:id/keys',
     {
-      config: access.admin,
+      config: secret(access.admin),
       schema: {
         tags: ['admin'],
         summary: 'Create an API key for a user; the raw key is in `secret`, once',

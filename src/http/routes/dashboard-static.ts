@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { access } from '../access.ts';
 import { errors } from '../errors.ts';
 import type { App } from '../types.ts';
 
@@ -33,18 +34,22 @@ export function registerDashboardStatic(app: App): void {
     'referrer-policy': 'same-origin',
   };
 
-  app.get('/dashboard', async (_request, reply) => {
+  app.get('/dashboard', { config: access.page }, async (_request, reply) => {
     const file = send('index.html');
     return reply
       .headers({ ...headers, 'cache-control': 'no-cache' })
       .type(file.type)
       .send(file.body);
   });
-  app.get<{ Params: { file: string } }>('/dashboard/assets/:file', async (request, reply) => {
-    const file = send(request.params.file);
-    return reply
-      .headers({ ...headers, 'cache-control': 'public, max-age=300' })
-      .type(file.type)
-      .send(file.body);
-  });
+  app.get<{ Params: { file: string } }>(
+    '/dashboard/assets/:file',
+    { config: access.page },
+    async (request, reply) => {
+      const file = send(request.params.file);
+      return reply
+        .headers({ ...headers, 'cache-control': 'public, max-age=300' })
+        .type(file.type)
+        .send(file.body);
+    },
+  );
 }

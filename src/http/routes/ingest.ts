@@ -1,9 +1,8 @@
 import { Type } from 'typebox';
-import type { AwardRecord } from '../../domain/types.ts';
 import { createPipelineContext, type PipelineContext } from '../../pipeline/context.ts';
 import { listUnmatched } from '../../pipeline/import.ts';
 import { ingestAwards } from '../../pipeline/ingest.ts';
-import { BULK_COLUMNS, normalizeBulkRecord } from '../../sources/awards.ts';
+import { BULK_COLUMNS, MAX_AMOUNT, MAX_YEAR, MIN_YEAR, normalizeBulkItems } from '../../sources/awards.ts';
 import { access } from '../access.ts';
 import { errorResponses, Limit, Offset, Pagination, Query } from '../schemas/common.ts';
 import type { App, Services } from '../types.ts';
@@ -13,7 +12,7 @@ export const MAX_AWARDS_PER_CALL = 10_000;
 
 /**
  * Values are checked by the pipeline, not by the schema, so one bad record is `rejected` with its index
- * instead of failing the whole call.
+ * instead of failing the whole call (normalizeBulkRecord lists the rules: types, lengths, amounts, dates).
  */
 const COLUMN_NOTES: Record<(typeof BULK_COLUMNS)[number], string> = {
   contract_award_unique_key: 'Required. The award id, e.g. CONT_AWD_N0001924C0025_9700_-NONE-_-NONE-.',
@@ -24,10 +23,9 @@ const COLUMN_NOTES: Record<(typeof BULK_COLUMNS)[number], string> = {
   recipient_parent_uei: 'Parent UEI.',
   awarding_agency_name: 'Top-tier agency; derived from the award id when absent.',
   awarding_sub_agency_name: 'Sub-tier agency.',
-  current_total_value_of_award:
-    'US dollars, number or numeric string (e.g. "$1,234.50"); rounded to whole dollars.',
-  total_obligated_amount: 'Used when current_total_value_of_award is absent or blank.',
-  award_base_action_date: 'Required. YYYY-MM-DD, YYYY-MM-DD hh:mm:ss or MM/DD/YYYY.',
+  current_total_value_of_award: `US dollars, 0 to ${MAX_AMOUNT.toExponential()}, number or numeric string (e.g. "$1,234.50"); rounded to whole dollars.`,
+  total_obligated_amount: `Used when current_total_value_of_award is absent or blank; may be negative, at most ${MAX_AMOUNT.toExponential()} either way.`,
+  award_base_action_date: `Required. YYYY-MM-DD, YYYY-MM-DD hh:mm:ss or MM/DD/YYYY, in ${MIN_YEAR}–${MAX_YEAR}.`,
   prime_award_base_transaction_description: 'Award text, classified.',
   naics_code: 'NAICS code (or "CODE: NAME").',
   product_or_service_code: 'PSC code (or "CODE: NAME").',
@@ -41,13 +39,24 @@ const BulkRecord = Type.Object(
   {
     additionalProperties: true,
     description:
-      'An award in USASpending bulk-download column names; other columns are ignored. A record missing ' +
-      'the id, recipient, date or value is rejected with its index.',
+      'An award in USASpending bulk-download column names; other columns are ignored. A record is ' +
+      'rejected with its index when its id, recipient, date or value is missing or invalid, or when a ' +
+      'column is not a string or number, is too long (ids 200, names and codes 500, description 10,000 ' +
+      'characters) or holds NUL or a lone surrogate.',
   },
 );
 
+/**
+ * Any item passes the schema: were items required to be objects, Ajv would answer 400 for the whole call
+ * when one is not; the pipeline rejects that item with its index instead.
+ */
+const IngestItem = Type.Union([
+  BulkRecord,
+  Type.Unknown({ description: 'Anything that is not an object is rejected with its index.' }),
+]);
+
 const IngestBody = Type.Object(
-  { awards: Type.Array(BulkRecord, { maxItems: MAX_AWARDS_PER_CALL }) },
+  { awards: Type.Array(IngestItem, { maxItems: MAX_AWARDS_PER_CALL }) },
   { additionalProperties: false },
 );
 
@@ -72,17 +81,6 @@ const UnmatchedList = Type.Object({
   ),
   pagination: Pagination,
 });
-
-function normalizeAll(records: readonly Record<string, unknown>[]) {
-  const awards: AwardRecord[] = [];
-  const rejected: { index: number; message: string }[] = [];
-  records.forEach((record, index) => {
-    const result = normalizeBulkRecord(record);
-    if (result.ok) awards.push(result.award);
-    else rejected.push({ index, message: result.message });
-  });
-  return { awards, rejected };
-}
 
 /**
  * Building the resolver and loading the benchmark series takes about 0.6 s on the demo data, so calls
@@ -128,7 +126,7 @@ export function registerIngest(app: App, { db, config, now }: Services): void {
     },
     async (request) => {
       const records = request.body.awards;
-      const { awards, rejected } = normalizeAll(records);
+      const { awards, rejected } = normalizeBulkItems(records);
       const counts = await ingestAwards(await context(), awards);
       return { ...counts, received: records.length, rejected };
     },

@@ -10,7 +10,7 @@ import {
   webhookDeliveries,
 } from '../../webhooks/service.ts';
 import { type HostResolver, TargetPolicy } from '../../webhooks/target.ts';
-import { access } from '../access.ts';
+import { access, secret } from '../access.ts';
 import { errors } from '../errors.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
 import {
@@ -75,7 +75,7 @@ function registerAccountRoutes(app: App, ctx: WebhookContext): void {
   app.post(
     '/api/v1/webhooks',
     {
-      config: access.write,
+      config: secret(access.write),
       schema: {
         tags,
         summary: 'Register a webhook; the signing secret is in `secret`, once',
@@ -106,7 +106,7 @@ function registerAdminRoutes(app: App, ctx: WebhookContext): void {
   app.post(
     '/api/v1/admin/users/:id/webhooks',
     {
-      config: access.admin,
+      config: secret(access.admin),
       schema: {
         tags,
         summary: 'Register a webhook for a user; the signing secret is in `secret`, once',
