@@ -53,6 +53,8 @@ const env: Record<string, string> = {
   // Short waits, so a rare timed-out attempt shows as a retry rather than a 30 s stall.
   WEBHOOK_RETRY_SCHEDULE: '1s,1s,1s,1s,1s',
   LOG_LEVEL: 'silent',
+  // Cluster-mode workers refuse to start without one; in-process and spawned workers share it.
+  SECRET_KEY: process.env.SECRET_KEY?.trim() || 'bench-webhooks-secret-key',
 };
 const config = loadConfig({ ...env, DATABASE_URL: url });
 

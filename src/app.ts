@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import swagger from '@fastify/swagger';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply } from 'fastify';
+import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { installAccess } from './http/access.ts';
 import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } from './http/client-errors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
+import { loggerOptions } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { registerAdmin } from './http/routes/admin.ts';
 import { registerCompanies } from './http/routes/companies.ts';
@@ -38,6 +40,8 @@ export interface AppDeps {
   limiter?: RateLimiter;
   /** false silences request logs (tests, benchmarks). */
   logger?: boolean;
+  /** Where logs go instead of stdout (tests read them). */
+  logStream?: DestinationStream;
   /**
    * false builds the app without keys, limits and usage counting — only for measuring their cost
    * (`npm run bench:events`); never reachable from configuration.
@@ -55,13 +59,11 @@ export interface AppDeps {
   };
 }
 
-const REDACT = ['req.headers.authorization', 'req.headers["x-api-key"]', 'req.headers.cookie'];
-
 /** Builds the HTTP app without listening, so tests can `inject` and servers can `listen`. */
 export async function buildApp(deps: AppDeps): Promise<App> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   const app: App = Fastify({
-    logger: deps.logger === false ? false : { level: deps.config.logLevel, redact: REDACT },
+    logger: deps.logger === false ? false : loggerOptions(deps.config.logLevel, deps.logStream),
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();

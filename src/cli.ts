@@ -7,6 +7,7 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './domain/passwords.ts';
 import { isPlan, PLANS, SCOPES, type Scope } from './domain/plans.ts';
 import { seed } from './pipeline/seed.ts';
+import { resolveSecretKey } from './secret-key.ts';
 import { runWorker, serve } from './server.ts';
 import { AccountRuleError, createAccount, issueKey } from './services/accounts.ts';
 import { findUserByEmail, revokeKey } from './store/accounts.ts';
@@ -199,14 +200,14 @@ Object.assign(commands, ingestCommands);
 export async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;
   const command = name ? commands[name] : undefined;
-  if (!command) {
+  if (!name || !command) {
     process.stderr.write(
       name && name !== 'help' && name !== '--help' ? `unknown command: ${name}\n\n${USAGE}` : USAGE,
     );
     return name && name !== 'help' && name !== '--help' ? 2 : 0;
   }
   try {
-    await command(args, loadConfig());
+    await command(args, await resolveSecretKey(loadConfig(), name));
     return 0;
   } catch (error) {
     if (

@@ -1,4 +1,3 @@
-import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -6,6 +5,7 @@ import type { PGlite, Transaction } from '@electric-sql/pglite';
 import type pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
 import { lockDataDir } from './dir-lock.ts';
+import { makePrivateDir, restrictTree } from './private-files.ts';
 
 /** What queries need: the same SQL runs on PGlite and on PostgreSQL. */
 export interface Queryable {
@@ -51,11 +51,25 @@ const PARSERS: Record<number, (value: string) => unknown> = {
 export async function openDb(options: { databaseUrl: string | null; dataDir: string }): Promise<Db> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl);
   const dir = path.join(options.dataDir, 'pglite');
-  await mkdir(dir, { recursive: true });
+  await makePrivateDir(dir);
   const unlock = await lockDataDir(dir);
   try {
     const db = await openPglite(dir);
-    return { ...db, close: () => db.close().finally(unlock) };
+    try {
+      restrictTree(dir);
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+    const close = async () => {
+      try {
+        await db.close();
+        restrictTree(dir);
+      } finally {
+        await unlock();
+      }
+    };
+    return { ...db, close };
   } catch (error) {
     await unlock();
     throw error;

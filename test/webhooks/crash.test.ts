@@ -56,6 +56,8 @@ const env = () => ({
   LOG_LEVEL: 'silent',
   DATA_DIR: dataDir,
   DATABASE_URL: databaseUrl ?? '',
+  // Cluster mode refuses to start a worker without one; embedded mode generates it into DATA_DIR.
+  ...(databaseUrl ? { SECRET_KEY: 'crash-test-secret-key' } : {}),
   WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
   WEBHOOK_CA_FILE: certificate.certFile,
   // Long enough that the first worker's held-open attempts are still in flight when it is killed.
