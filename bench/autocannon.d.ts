@@ -14,7 +14,7 @@ declare module 'autocannon' {
     p99_9: number;
   }
 
-  interface Request {
+  export interface Request {
     method?: string;
     path?: string;
     headers?: Record<string, string>;
@@ -32,7 +32,12 @@ declare module 'autocannon' {
     headers?: Record<string, string>;
     requests?: Request[];
     title?: string;
-    setupClient?: (client: EventEmitter) => void;
+    setupClient?: (client: Client) => void;
+  }
+
+  /** One connection; setRequests replaces the list it walks (pipelining 1 only). */
+  interface Client extends EventEmitter {
+    setRequests(requests: Request[]): void;
   }
 
   export interface Result {

@@ -1,546 +1,315 @@
 /**
- * Throughput and latency of GET /api/v1/events (DESIGN §11) against the real app, in a server process
- * of its own, loaded by autocannon from this process:
- *   (a) embedded PGlite seeded with the demo data,
- *   (b) PostgreSQL holding bench/synthetic.ts's data set (DATABASE_URL, default market_intel_bench),
- * each followed by a bare node:http server returning the same bytes, for the app/bare throughput ratio.
- * Per target: `?limit=50` at full load (autocannon, closed loop), a mix of filtered URLs at full load,
- * and `?limit=50` open loop at a constant half of the full-load rate (the p99 bar; autocannon's own
- * rate limiting sends each second's requests in one burst, so it is not used for this), then the
- * server's RSS. Latencies are per response, every status, in ms with sub-ms precision.
+ * Throughput, latency and memory of the read API (DESIGN §11) against the real server, started the way
+ * `npm start` starts it (package.json's `start` script, spawned; see server-process.ts), and loaded from
+ * this process. Targets:
+ *   embedded  `serve` on a fresh DATA_DIR in a temp dir (seeds the demo data on first start), whatever
+ *             storage it embeds (PGlite today, a child PostgreSQL later): nothing of it is imported here;
+ *   postgres  `serve` with DATABASE_URL (--database-url, else $DATABASE_URL, else the 1 M-contract
+ *             market_intel_bench of `npm run bench:synthetic`); skipped, saying why, when it is absent.
+ * Auth, rate limiting and usage recording are on: an admin key is made with the CLI, then --keys live
+ * keys on --plan through the admin API (plus institutional keys for the intelligence-tier URLs when
+ * --plan is below that tier); the load rotates over them so that the per-key limits never bind — any
+ * non-2xx under load makes the run INVALID. Per target, each against a bare node:http server (one
+ * process, bare-server.ts) answering the same URLs with the same headers and bodies, in the same run:
+ *   1. GET /api/v1/events?limit=50, closed loop at --connections: req/s, ratio to bare (bar ≥ 50 %),
+ *      max latency (bar ≤ 50 ms at 50 connections, embedded);
+ *   2. a mix of --urls (≥ 600) distinct filtered and paged URLs over events, signals, regimes and
+ *      candles, derived from the served data (url-mix.ts), each checked to answer 200 first: req/s,
+ *      ratio to bare (bar ≥ 10 %);
+ *   3. (1) open loop at a constant half of its full-load rate: p99 (bar ≤ 10 ms) and max;
+ *   4. memory under load, sampled every second over runs 1–3: the server's node processes (the
+ *      serve process and its node descendants, e.g. --workers) summed, RSS judged (bar ≤ 300 MB);
+ *      PostgreSQL's processes apart, PSS summed (shared buffers split among the processes sharing
+ *      them): for embedded, postgres processes under the server or working in its DATA_DIR (none with
+ *      PGlite); for postgres, the postmaster, its auxiliary processes and the backends connected to
+ *      the bench database.
+ * Ends with a table of bars and PASS/FAIL. Servers are stopped, temp dirs and bench users removed, on
+ * success, failure and Ctrl-C. Exit status 1 when a target failed or a run was INVALID.
  *
- *   npm run bench:events -- [--duration 15] [--connections 50] [--targets pglite,postgres]
- *                           [--plan developer] [--keys 1000] [--redis]
+ *   npm run bench:events -- [--targets embedded,postgres] [--duration 15] [--warmup 3]
+ *       [--connections 50] [--urls 1000] [--plan developer] [--keys 1000] [--workers N] [--redis]
+ *       [--database-url URL] [--log-level warn] [--seed 17]
  *
- * Auth, rate limiting and usage recording are on (DESIGN §11): the server provisions bench users on
- * --plan (default developer) holding --keys live keys (default 1000), and the load rotates over them so
- * that the per-key limits leave headroom; 429s would show as non-2xx. --redis uses the Redis limiter
- * (REDIS_URL, default redis://127.0.0.1:6379) for the PostgreSQL target.
+ * --urls below 600 leaves the mix bar unjudged; --seed seeds the mix. --workers N is passed to `serve`
+ * only when given. --redis gives the servers REDIS_URL (default
+ * redis://127.0.0.1:6379): the Redis limiter. --log-level sets the servers' LOG_LEVEL (default warn:
+ * `info` logs every request).
  */
-import { type ChildProcess, fork } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
-import autocannon, { type Result } from 'autocannon';
+import pg from 'pg';
 import { Pool } from 'undici';
-import type { Db } from '../src/store/db.ts';
+import { isPlan, PLAN_LIMITS, type Plan } from '../src/domain/plans.ts';
+import { startBare } from './bare-server.ts';
+import { cliAdminKey, provisionKeys, removeBenchUsers } from './bench-keys.ts';
+import { arg, benchDatabaseUrl, databaseExists, flag, fmtInt, numberArg } from './common.ts';
+import { printReport, type Report, type Sample } from './events-report.ts';
+import { closedLoop, openLoop, type Shot } from './load.ts';
+import { memoryOf, type Proc, readProc } from './proc-mem.ts';
 import {
-  arg,
-  benchDatabaseUrl,
-  databaseExists,
-  flag,
-  fmtInt,
-  fmtMb,
-  fmtMs,
-  numberArg,
-  summary,
-  table,
-} from './common.ts';
+  cleanupDepth,
+  onCleanup,
+  type RunningServer,
+  runCleanups,
+  startServer,
+  wasInterrupted,
+} from './server-process.ts';
+import { buildMix, type Captured, type MixUrl, verify } from './url-mix.ts';
 
-const SELF = fileURLToPath(import.meta.url);
 const DURATION = numberArg('duration', 15);
-const CONNECTIONS = numberArg('connections', 50);
-const TARGETS = (arg('targets') ?? 'pglite,postgres').split(',').map((t) => t.trim());
-const EVENTS_PATH = '/api/v1/events?limit=50';
-const MIX_PATHS = [
-  '/api/v1/events?limit=50&ticker=LMT',
-  '/api/v1/events?limit=50&agency=Department%20of%20Defense',
-  '/api/v1/events?limit=50&classification=aircraft',
-  '/api/v1/events?limit=50&from=2022-01-01&to=2022-12-31',
-  '/api/v1/events?limit=50&ticker=RTX&classification=missiles_munitions',
-  '/api/v1/events?limit=50&agency=department%20of%20defense&from=2021-01-01',
-  '/api/v1/events?limit=50&offset=1000',
-  '/api/v1/events?limit=200&ticker=BA',
-  '/api/v1/events?limit=50&ticker=GD&from=2023-01-01&to=2023-06-30',
-  '/api/v1/events?limit=50&classification=it_services&offset=200',
-];
-const PLAN_ARG = arg('plan') ?? 'developer';
+const WARMUP = numberArg('warmup', 3);
+const CONNECTIONS = Math.max(1, Math.floor(numberArg('connections', 50)));
+const URLS = Math.max(1, Math.floor(numberArg('urls', 1000)));
+const SEED = Math.floor(numberArg('seed', 17));
 const KEY_COUNT = Math.max(1, Math.floor(numberArg('keys', 1000)));
+const PLAN = arg('plan') ?? 'developer';
+const WORKERS = arg('workers');
 const REDIS = flag('redis') ? process.env.REDIS_URL || 'redis://127.0.0.1:6379' : null;
-const BENCH_EMAIL = 'bench-%@bench.invalid';
+const DATABASE_URL = arg('database-url') ?? benchDatabaseUrl();
+const LOG_LEVEL = arg('log-level') ?? 'warn';
+const TARGETS = (arg('targets') ?? 'embedded,postgres')
+  .split(',')
+  .map((t) => (t.trim() === 'pglite' ? 'embedded' : t.trim()));
+const EVENTS_PATH = '/api/v1/events?limit=50';
 
-type Mode = 'pglite' | 'postgres' | 'bare';
-type ToParent =
-  | { type: 'ready'; port: number; note: string; keys: string[] }
-  | { type: 'rss'; rss: number; peak: number; loopP99: number; loopMax: number };
+type Target = 'embedded' | 'postgres';
 
-// ---------------------------------------------------------------- server side (child process)
-
-async function child(mode: Mode): Promise<void> {
-  const send = (message: ToParent) => process.send?.(message);
-  let peak = process.memoryUsage.rss();
-  const loop = monitorEventLoopDelay({ resolution: 10 });
-  const sampler = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage.rss());
-  }, 100);
-  sampler.unref();
-  let port: number;
-  let note: string;
-  let keys: string[] = [];
-  let cleanup = async () => {};
-
-  if (mode === 'bare') {
-    const body = await readFile(arg('body') ?? '');
-    const server = http.createServer((_req, res) => {
-      res.writeHead(200, {
-        'content-type': 'application/json; charset=utf-8',
-        'content-length': body.length,
-      });
-      res.end(body);
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    port = (server.address() as { port: number }).port;
-    note = `${body.length} bytes`;
-  } else {
-    const { buildApp } = await import('../src/app.ts');
-    const { loadConfig } = await import('../src/config.ts');
-    const { openDb, openMemoryDb } = await import('../src/store/db.ts');
-    const { migrate } = await import('../src/store/migrate.ts');
-    const env: Record<string, string> = { LOG_LEVEL: 'silent' };
-    if (REDIS && mode === 'postgres') env.REDIS_URL = REDIS;
-    let db: Awaited<ReturnType<typeof openMemoryDb>>;
-    if (mode === 'pglite') {
-      const { seed } = await import('../src/pipeline/seed.ts');
-      db = await openMemoryDb();
-      await migrate(db);
-      const started = Date.now();
-      await seed(db, { signalThreshold: 75 });
-      process.stderr.write(`pglite: demo data seeded in ${Date.now() - started} ms\n`);
-    } else {
-      env.DATABASE_URL = benchDatabaseUrl();
-      db = await openDb({ databaseUrl: env.DATABASE_URL, dataDir: '' });
-      await migrate(db);
-    }
-    const [counts] = await db.query<{ contracts: number; events: number }>(
-      'SELECT count(*)::int AS contracts, count(ticker)::int AS events FROM contracts',
-    );
-    note = `${fmtInt(counts?.contracts ?? 0)} contracts, ${fmtInt(counts?.events ?? 0)} with a ticker`;
-    const keyDb = db;
-    cleanup = () => removeBenchUsers(keyDb);
-    await cleanup();
-    keys = await provisionKeys(db);
-    note += `; ${keys.length} ${PLAN_ARG} keys${env.REDIS_URL ? ', Redis limiter' : ', in-memory limiter'}`;
-    const security = arg('security') !== 'off';
-    if (!security) note += '; auth, limits and usage OFF';
-    const app = await buildApp({ config: loadConfig(env), db, logger: false, security });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    port = (app.server.address() as { port: number }).port;
-  }
-  process.on('message', (message: { type: string }) => {
-    if (message.type === 'rss') {
-      // Event-loop delay since the previous report (or since ready), in ms.
-      const loopP99 = loop.percentile(99) / 1e6;
-      const loopMax = loop.max / 1e6;
-      loop.reset();
-      send({ type: 'rss', rss: process.memoryUsage.rss(), peak, loopP99, loopMax });
-    }
-    if (message.type === 'stop') void cleanup().finally(() => process.exit(0));
-  });
-  loop.enable();
-  send({ type: 'ready', port, note, keys });
+/** url without its password, for messages. */
+function safe(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
 }
 
-/** Bench users on PLAN with KEY_COUNT live keys in all (as many users as the plan's key cap needs). */
-async function provisionKeys(db: Db): Promise<string[]> {
-  const { generateKey } = await import('../src/domain/keys.ts');
-  const { isPlan, PLAN_LIMITS } = await import('../src/domain/plans.ts');
-  const { createUser, insertKey } = await import('../src/store/accounts.ts');
-  const PLAN = PLAN_ARG;
-  if (!isPlan(PLAN)) throw new Error(`unknown plan ${PLAN}`);
-  const perUser = PLAN_LIMITS[PLAN].maxLiveKeys;
-  if (perUser === 0) throw new Error(`the ${PLAN} plan has no live keys`);
-  const stamp = `${Date.now()}-${process.pid}`;
-  const raws: string[] = [];
-  for (let u = 0; raws.length < KEY_COUNT; u++) {
-    const user = await createUser(db, {
-      email: BENCH_EMAIL.replace('%', `${stamp}-${u}`),
-      plan: PLAN,
-      isAdmin: false,
-      passwordHash: null,
-    });
-    for (let k = 0; k < perUser && raws.length < KEY_COUNT; k++) {
-      const key = generateKey('live');
-      await insertKey(db, { userId: user.id, name: `bench ${k}`, mode: 'live', scopes: ['read'], key });
-      raws.push(key.raw);
-    }
-  }
-  return raws;
-}
-
-/** Leaves the bench database as bench/synthetic.ts made it. */
-async function removeBenchUsers(db: Db): Promise<void> {
-  await db.query(
-    `DELETE FROM usage_minutely WHERE key_id IN
-       (SELECT k.id FROM api_keys k JOIN users u ON u.id = k.user_id WHERE u.email LIKE $1)`,
-    [BENCH_EMAIL],
-  );
-  await db.query('DELETE FROM users WHERE email LIKE $1', [BENCH_EMAIL]);
-}
-
-// ---------------------------------------------------------------- load side (this process)
-
-interface Server {
-  proc: ChildProcess;
-  port: number;
-  note: string;
-  keys: string[];
-  rss(): Promise<{ rss: number; peak: number; loopP99: number; loopMax: number }>;
-  stop(): Promise<void>;
-}
-
-function startServer(mode: Mode, extra: string[] = []): Promise<Server> {
-  const passOn = [...(REDIS ? ['--redis', 'true'] : []), '--plan', PLAN_ARG, '--keys', String(KEY_COUNT)];
-  const proc = fork(SELF, ['--child', mode, ...passOn, ...extra], {
-    execArgv: ['--import', 'tsx'],
-    stdio: 'inherit',
-  });
-  const next = <T extends ToParent['type']>(type: T) =>
-    new Promise<Extract<ToParent, { type: T }>>((resolve, reject) => {
-      const onMessage = (m: ToParent) => {
-        if (m.type !== type) return;
-        proc.off('message', onMessage);
-        proc.off('exit', onExit);
-        resolve(m as Extract<ToParent, { type: T }>);
-      };
-      const onExit = (code: number | null) => reject(new Error(`${mode} server exited with ${code}`));
-      proc.on('message', onMessage);
-      proc.once('exit', onExit);
-    });
-  return next('ready').then(({ port, note, keys }) => ({
-    proc,
-    port,
-    note,
-    keys,
-    rss: async () => {
-      const reply = next('rss');
-      proc.send({ type: 'rss' });
-      const { rss, peak, loopP99, loopMax } = await reply;
-      return { rss, peak, loopP99, loopMax };
-    },
-    stop: async () => {
-      const exited = new Promise((resolve) => proc.once('exit', resolve));
-      proc.send({ type: 'stop' });
-      await exited;
-    },
-  }));
-}
-
-interface Measured {
-  label: string;
-  rps: number;
-  p50: number;
-  p90: number;
-  p99: number;
-  max: number;
-  requests: number;
-  non2xx: number;
-  errors: number;
-  /** Non-2xx statuses and their counts, e.g. `429×12`. */
-  statuses: string;
-  /** Server event-loop delay during the run (p99 / max, ms). */
-  loop?: string;
-  /** The first body of a non-2xx answer, if any. */
-  sampleError?: string;
-}
-
-function percentile(sorted: Float64Array, p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN;
-}
-
-/** One autocannon run; latencies are kept raw (every status) for sub-millisecond percentiles. */
-async function load(
-  label: string,
-  port: number,
-  paths: string[],
-  options: { duration: number; keys?: string[] },
-): Promise<Measured> {
-  const keys = options.keys?.length ? options.keys : [null];
-  const count = Math.max(paths.length, keys.length);
-  const requests = Array.from({ length: count }, (_, i) => {
-    const key = keys[i % keys.length];
-    const headers: Record<string, string> = key ? { 'x-api-key': key } : {};
-    return { method: 'GET', path: paths[i % paths.length] ?? '/', headers };
-  });
-  const latencies: number[] = [];
-  let sampleError: string | undefined;
-  const instance = autocannon({
-    setupClient: (client) => {
-      client.on('body', (body: Buffer) => {
-        if (sampleError === undefined && body.subarray(0, 9).toString() === '{"error":') {
-          sampleError = body.toString().slice(0, 300);
-        }
-      });
-    },
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
-    duration: options.duration,
-    requests,
-    timeout: 10,
-  });
-  instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
-    latencies.push(responseTime);
-  });
-  const result: Result = await instance;
-  const sorted = Float64Array.from(latencies).sort();
-  return {
-    label,
-    rps: latencies.length / result.duration,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted.length ? (sorted[sorted.length - 1] ?? 0) : Number.NaN,
-    requests: latencies.length,
-    non2xx: result.non2xx,
-    errors: result.errors,
-    statuses: Object.entries(result.statusCodeStats ?? {})
-      .filter(([code]) => !code.startsWith('2'))
-      .map(([code, { count }]) => `${code}×${count}`)
-      .join(' '),
-    sampleError,
-  };
-}
-
-/**
- * Open-loop load at a constant rate: request i is due at start + i / rate, whatever the earlier ones
- * did, and its latency counts from that due time (so queueing behind a stall is not hidden). Up to
- * CONNECTIONS keep-alive connections.
- */
-async function paced(
-  label: string,
-  port: number,
-  paths: string[],
-  rate: number,
-  keys: string[],
-): Promise<Measured> {
-  const pool = new Pool(`http://127.0.0.1:${port}`, { connections: CONNECTIONS, pipelining: 1 });
-  const latencies: number[] = [];
-  const statuses = new Map<number, number>();
-  let errors = 0;
-  let sampleError: string | undefined;
-  const interval = 1000 / rate;
-  const start = performance.now();
-  const end = start + DURATION * 1000;
-  const pending: Promise<void>[] = [];
-  for (let i = 0; ; i++) {
-    const due = start + i * interval;
-    if (due >= end) break;
-    const wait = due - performance.now();
-    if (wait > 0.5) await new Promise((resolve) => setTimeout(resolve, wait));
-    const key = keys[i % keys.length];
-    const request = pool
-      .request({
-        method: 'GET',
-        path: paths[i % paths.length] ?? '/',
-        headers: key ? { 'x-api-key': key } : {},
-      })
-      .then(async (res) => {
-        const body = await res.body.text();
-        latencies.push(performance.now() - due);
-        statuses.set(res.statusCode, (statuses.get(res.statusCode) ?? 0) + 1);
-        if (res.statusCode >= 300 && sampleError === undefined) sampleError = body.slice(0, 300);
-      })
-      .catch(() => {
-        errors++;
-      });
-    pending.push(request);
-  }
-  await Promise.all(pending);
-  const elapsed = (performance.now() - start) / 1000;
-  await pool.close();
-  const sorted = Float64Array.from(latencies).sort();
-  const non2xx = [...statuses].filter(([code]) => code < 200 || code > 299);
-  return {
-    label,
-    rps: latencies.length / elapsed,
-    p50: percentile(sorted, 50),
-    p90: percentile(sorted, 90),
-    p99: percentile(sorted, 99),
-    max: sorted.length ? (sorted[sorted.length - 1] ?? 0) : Number.NaN,
-    requests: latencies.length,
-    non2xx: non2xx.reduce((n, [, count]) => n + count, 0),
-    errors,
-    statuses: non2xx.map(([code, count]) => `${code}×${count}`).join(' '),
-    sampleError,
-  };
-}
-
-async function fetchBody(
-  port: number,
-  urlPath: string,
-  key?: string,
-): Promise<{ status: number; body: Buffer }> {
-  const res = await fetch(`http://127.0.0.1:${port}${urlPath}`, { headers: key ? { 'x-api-key': key } : {} });
-  return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
-}
-
-interface TargetReport {
-  target: string;
-  note: string;
-  runs: Measured[];
-  bare: Measured;
-  bodyBytes: number;
-  rss: number;
-  peakRss: number;
-  startMs: number;
-}
-
-async function benchTarget(target: 'pglite' | 'postgres', scratch: string): Promise<TargetReport> {
-  const log = (line: string) => process.stdout.write(`[${target}] ${line}\n`);
-  const t0 = Date.now();
-  log('starting the app server…');
-  const server = await startServer(target);
-  const startMs = Date.now() - t0;
-  log(`listening on port ${server.port} after ${startMs} ms (${server.note})`);
+/** Why the postgres target cannot run, or null when it can. */
+async function postgresMissing(url: string): Promise<string | null> {
   try {
-    const keys = server.keys;
-    const first = await fetchBody(server.port, EVENTS_PATH, keys[0]);
-    if (first.status !== 200) {
-      log(`WARNING: GET ${EVENTS_PATH} answered ${first.status}: ${first.body.toString().slice(0, 200)}`);
-    }
-    for (const [i, p] of MIX_PATHS.entries()) {
-      const { status } = await fetchBody(server.port, p, keys[(i + 1) % keys.length]);
-      if (status !== 200) log(`WARNING: GET ${p} answered ${status}`);
-    }
-    const bodyFile = path.join(scratch, `${target}-events.json`);
-    await writeFile(bodyFile, first.body);
-
-    /** One run, then the server's event-loop delay over it. */
-    const measure = async (run: () => Promise<Measured>) => {
-      await server.rss();
-      const m = await run();
-      const stats = await server.rss();
-      return { ...m, loop: `${stats.loopP99.toFixed(1)} / ${stats.loopMax.toFixed(0)} ms` };
-    };
-    const closed = (label: string, paths: string[]) => () =>
-      load(label, server.port, paths, { duration: DURATION, keys });
-    log('warm-up 3 s');
-    await load('warm-up', server.port, [EVENTS_PATH], { duration: 3, keys });
-    const runs: Measured[] = [];
-    log(`GET ${EVENTS_PATH}: ${CONNECTIONS} connections, ${DURATION} s`);
-    runs.push(await measure(closed('events?limit=50', [EVENTS_PATH])));
-    log(`filtered mix of ${MIX_PATHS.length} URLs: ${CONNECTIONS} connections, ${DURATION} s`);
-    runs.push(await measure(closed('filtered mix', MIX_PATHS)));
-    const half = Math.max(1, Math.round((runs[0]?.rps ?? 2) / 2));
-    log(`GET ${EVENTS_PATH} at a constant ${half} req/s (half the full-load rate), ${DURATION} s`);
-    runs.push(
-      await measure(() =>
-        paced(`events?limit=50 paced @ ${half} req/s`, server.port, [EVENTS_PATH], half, keys),
-      ),
-    );
-    const { rss, peak } = await server.rss();
-    await server.stop();
-
-    // The same app built without keys, limits and usage counting: what they cost, in this run.
-    log(`GET ${EVENTS_PATH} with auth, limits and usage OFF: ${CONNECTIONS} connections, ${DURATION} s`);
-    const open = await startServer(target, ['--security', 'off']);
+    if (!(await databaseExists(url)))
+      return `${safe(url)} does not exist (run npm run bench:synthetic, or pass --database-url)`;
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
     try {
-      await load('warm-up', open.port, [EVENTS_PATH], { duration: 3, keys });
-      runs.push(
-        await load('events?limit=50, security OFF', open.port, [EVENTS_PATH], { duration: DURATION, keys }),
+      const [row] = (await client.query<{ n: number }>('SELECT count(*)::int AS n FROM contracts')).rows;
+      return row?.n ? null : `${safe(url)} holds no contracts (run npm run bench:synthetic)`;
+    } finally {
+      await client.end();
+    }
+  } catch (error) {
+    return `${safe(url)} unusable: ${(error as Error).message}`;
+  }
+}
+
+/** The machine's PostgreSQL processes serving the bench database: backends on it, auxiliaries, postmaster. */
+async function machinePostgres(url: string): Promise<{ pids(): Promise<number[]>; close(): Promise<void> }> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  return {
+    pids: async () => {
+      const { rows } = await client.query<{ pid: number }>(
+        `SELECT pid FROM pg_stat_activity
+          WHERE (datname = current_database() AND pid <> pg_backend_pid()) OR backend_type <> 'client backend'`,
+      );
+      // Only postgres processes of this machine: a remote server's pids name nothing here.
+      const procs = rows.map((r) => readProc(r.pid)).filter((p): p is Proc => p?.comm === 'postgres');
+      const postmaster = procs[0] && readProc(procs[0].ppid);
+      return [...(postmaster?.comm === 'postgres' ? [postmaster] : []), ...procs].map((p) => p.pid);
+    },
+    close: () => client.end(),
+  };
+}
+
+/** Samples memory every second until stopped; keeps the peaks. */
+function sampleMemory(server: RunningServer, postgresPids: () => Promise<number[]>) {
+  const peak: Sample = { node: memoryOf([]), postgres: memoryOf([]) };
+  const take = async () => {
+    const node = memoryOf(server.nodePids());
+    const postgres = memoryOf(await postgresPids());
+    if (node.rss > peak.node.rss) peak.node = node;
+    if (postgres.pss > peak.postgres.pss) peak.postgres = postgres;
+  };
+  const timer = setInterval(() => void take().catch(() => {}), 1000);
+  let stopped: Promise<Sample> | null = null;
+  return () => {
+    clearInterval(timer);
+    stopped ??= take().then(() => peak);
+    return stopped;
+  };
+}
+
+/** The shots of a run: `paths` in order, each with the next key of its tier's pool. */
+function shots(urls: MixUrl[], keys: Record<MixUrl['tier'], string[]>, length: number): Shot[] {
+  const used = { developer: 0, intelligence: 0 };
+  return Array.from({ length }, (_, i) => {
+    const url = urls[i % urls.length] as MixUrl;
+    const pool = keys[url.tier];
+    return { path: url.path, key: pool[used[url.tier]++ % pool.length] };
+  });
+}
+
+async function benchTarget(target: Target, scratch: string): Promise<Report> {
+  const log = (line: string) => process.stdout.write(`[${target}] ${line}\n`);
+  const dir = await mkdtemp(path.join(scratch, `${target}-`));
+  const env: Record<string, string> = { DATA_DIR: path.join(dir, 'data'), LOG_LEVEL };
+  if (REDIS) env.REDIS_URL = REDIS;
+  if (target === 'postgres') {
+    env.DATABASE_URL = DATABASE_URL;
+    env.SECRET_KEY = randomBytes(32).toString('base64url');
+    const stale = await removeBenchUsers(DATABASE_URL, 'stale');
+    if (stale) log(`removed ${stale} bench users left by earlier runs`);
+    onCleanup(async () => {
+      const n = await removeBenchUsers(DATABASE_URL, 'this run');
+      log(`removed this run's ${n} bench users from ${new URL(DATABASE_URL).pathname.slice(1)}`);
+    });
+  }
+  log('admin key through the CLI…');
+  const adminKey = await cliAdminKey(env);
+  const args = WORKERS ? ['--workers', WORKERS] : [];
+  log(`starting ${['node', 'bin/market-intel.js', 'serve', ...args].join(' ')} (as npm start)…`);
+  const server = await startServer({
+    label: target,
+    env,
+    args,
+    logFile: path.join(dir, 'serve.log'),
+    dataDir: target === 'embedded' ? env.DATA_DIR : undefined,
+  });
+  log(`healthy on port ${server.port} after ${(server.readyMs / 1000).toFixed(2)} s`);
+  const plan = PLAN as Plan;
+  const keys = await provisionKeys(server.port, adminKey, plan, KEY_COUNT, 'k');
+  const intelligence =
+    PLAN_LIMITS[plan].tier === 'intelligence'
+      ? keys
+      : await provisionKeys(
+          server.port,
+          adminKey,
+          'institutional',
+          Math.max(10, Math.ceil(KEY_COUNT / 10)),
+          'i',
+        );
+  const pools = { developer: keys, intelligence };
+  const room = (n: number, p: Plan) => fmtInt((n * (PLAN_LIMITS[p].liveRpm ?? 0)) / 60);
+  log(
+    `${keys.length} ${plan} keys (per-key limits bind above ${room(keys.length, plan)} req/s), ` +
+      (intelligence === keys
+        ? 'the same for intelligence-tier URLs'
+        : `${intelligence.length} institutional for intelligence-tier URLs (${room(intelligence.length, 'institutional')} req/s)`),
+  );
+
+  const pool = new Pool(`http://127.0.0.1:${server.port}`, { connections: 4 });
+  const single: MixUrl[] = [{ path: EVENTS_PATH, tier: 'developer' }];
+  let singleAnswers: Map<string, Captured>;
+  let mixAnswers: Map<string, Captured>;
+  let mix: MixUrl[];
+  try {
+    singleAnswers = await verify(pool, shots(single, pools, 1) as Array<{ path: string; key: string }>);
+    log(`deriving ${URLS} URLs from the data…`);
+    mix = await buildMix(pool, intelligence[0] as string, URLS, SEED);
+    mixAnswers = await verify(pool, shots(mix, pools, mix.length) as Array<{ path: string; key: string }>);
+  } finally {
+    await pool.close();
+  }
+  const count = (prefix: string) => mix.filter((u) => u.path.startsWith(prefix)).length;
+  log(
+    `${mix.length} URLs all answered 200 (events ${count('/api/v1/events')}, signals ${count('/api/v1/signals')}, ` +
+      `regimes ${count('/api/v1/regimes')}, candles ${count('/api/v1/market/candles')})`,
+  );
+
+  const postgres = target === 'postgres' ? await machinePostgres(DATABASE_URL) : null;
+  const stopSampling = sampleMemory(
+    server,
+    postgres ? postgres.pids : async () => server.embeddedPostgresPids(),
+  );
+  const loadOptions = { connections: CONNECTIONS, duration: DURATION };
+  const singleShots = shots(single, pools, keys.length);
+  const mixShots = shots(mix, pools, Math.max(mix.length, keys.length));
+  const closed = async (label: string, port: number, list: Shot[]) => {
+    if (WARMUP > 0) await closedLoop('warm-up', port, list, { ...loadOptions, duration: WARMUP });
+    log(`${label}: ${CONNECTIONS} connections, ${DURATION} s`);
+    return closedLoop(label, port, list, loadOptions);
+  };
+  let app: Pick<Report, 'single' | 'mix' | 'half' | 'memory'>;
+  try {
+    const full = await closed('events?limit=50', server.port, singleShots);
+    const mixed = await closed(`mix of ${mix.length} URLs`, server.port, mixShots);
+    const rate = Math.max(1, Math.round(full.rps / 2));
+    log(`events?limit=50 open loop at ${rate} req/s (half the full-load rate), ${DURATION} s`);
+    const half = await openLoop(`events?limit=50 @ ${rate} req/s`, server.port, singleShots, {
+      ...loadOptions,
+      rate,
+    });
+    app = { single: full, mix: mixed, half, memory: await stopSampling() };
+  } finally {
+    await stopSampling();
+    await postgres?.close();
+    await server.stop();
+  }
+  const bare = async (label: string, answers: Map<string, Captured>, list: Shot[]) => {
+    const server = await startBare(answers, path.join(dir, 'bare.json'));
+    try {
+      return await closed(
+        label,
+        server.port,
+        list.map((s) => ({ path: s.path })),
       );
     } finally {
-      await open.stop();
+      await server.stop();
     }
-
-    log(`bare node:http server returning the same ${first.body.length} bytes`);
-    const bareServer = await startServer('bare', ['--body', bodyFile]);
-    try {
-      await load('warm-up', bareServer.port, ['/'], { duration: 3 });
-      const bare = await load('bare node:http', bareServer.port, [EVENTS_PATH], { duration: DURATION });
-      return {
-        target,
-        note: server.note,
-        runs,
-        bare,
-        bodyBytes: first.body.length,
-        rss,
-        peakRss: peak,
-        startMs,
-      };
-    } finally {
-      await bareServer.stop();
-    }
-  } finally {
-    if (server.proc.exitCode === null) server.proc.kill('SIGKILL');
-  }
+  };
+  return {
+    target,
+    readyMs: server.readyMs,
+    urls: mix.length,
+    ...app,
+    bareSingle: await bare('bare: events?limit=50', singleAnswers, singleShots),
+    bareMix: await bare(`bare: mix of ${mix.length} URLs`, mixAnswers, mixShots),
+    postgresNote:
+      target === 'postgres'
+        ? 'postmaster, auxiliary processes and the backends on the bench database'
+        : 'postgres processes under the server or in its DATA_DIR (none: PGlite runs inside node)',
+  };
 }
 
 async function main(): Promise<void> {
+  if (!isPlan(PLAN)) throw new Error(`--plan: unknown plan ${PLAN}`);
+  if (PLAN_LIMITS[PLAN].maxLiveKeys === 0) throw new Error(`--plan: the ${PLAN} plan has no live keys`);
   const startLoad = loadavg()[0] ?? 0;
   const scratch = await mkdtemp(path.join(tmpdir(), 'market-intel-bench-'));
-  const reports: TargetReport[] = [];
+  onCleanup(() => rm(scratch, { recursive: true, force: true }));
+  const depth = cleanupDepth();
+  const reports: Report[] = [];
+  const notes: string[] = [];
   try {
     for (const target of TARGETS) {
-      if (target !== 'pglite' && target !== 'postgres') throw new Error(`unknown target ${target}`);
-      if (target === 'postgres' && !(await databaseExists(benchDatabaseUrl()))) {
-        console.log(
-          `[postgres] skipped: ${benchDatabaseUrl()} does not exist (run npm run bench:synthetic first)`,
-        );
+      if (target !== 'embedded' && target !== 'postgres')
+        throw new Error(`--targets: unknown target ${target}`);
+      const missing = target === 'postgres' ? await postgresMissing(DATABASE_URL) : null;
+      if (missing) {
+        notes.push(`postgres target skipped: ${missing}`);
+        console.log(`[postgres] SKIPPED: ${missing}`);
         continue;
       }
-      reports.push(await benchTarget(target, scratch));
+      try {
+        reports.push(await benchTarget(target, scratch));
+      } catch (error) {
+        if (wasInterrupted()) return;
+        notes.push(`${target} target FAILED: ${(error as Error).message}`);
+        console.error(`[${target}] FAILED: ${(error as Error).stack ?? error}`);
+        process.exitCode = 1;
+      }
+      await runCleanups(depth);
     }
   } finally {
-    await rm(scratch, { recursive: true, force: true });
+    await runCleanups();
   }
-
-  const lines: string[] = [
-    `load average (1 min) at start ${startLoad.toFixed(2)}, at end ${loadavg()[0]?.toFixed(2)} (2 cores; other work on the machine skews figures)`,
-    `load: autocannon, ${CONNECTIONS} connections, ${DURATION} s per run, same machine (${process.arch}); auth on: x-api-key rotating over ${KEY_COUNT} ${PLAN_ARG} keys`,
-  ];
-  for (const r of reports) {
-    const main = r.runs[0];
-    const ratio = main && r.bare.rps > 0 ? main.rps / r.bare.rps : Number.NaN;
-    const halfRun = r.runs[2];
-    lines.push(
-      '',
-      `## ${r.target} (${r.note}); server ready in ${r.startMs} ms; response ${fmtInt(r.bodyBytes)} bytes`,
-      table(
-        [
-          'run',
-          'req/s',
-          'p50',
-          'p90',
-          'p99',
-          'max',
-          'requests',
-          'non-2xx',
-          'errors',
-          'server loop delay p99/max',
-        ],
-        [...r.runs, r.bare].map((m) => [
-          m.label,
-          fmtInt(m.rps),
-          fmtMs(m.p50),
-          fmtMs(m.p90),
-          fmtMs(m.p99),
-          fmtMs(m.max),
-          fmtInt(m.requests),
-          fmtInt(m.non2xx) + (m.statuses ? ` (${m.statuses})` : ''),
-          fmtInt(m.errors),
-          m.loop ?? '',
-        ]),
-      ),
-      ...r.runs.flatMap((m) => (m.sampleError ? [`first error body in "${m.label}": ${m.sampleError}`] : [])),
-      `app / bare throughput: ${(100 * ratio).toFixed(1)} % (DESIGN §11 bar: ≥ 50 % in PostgreSQL mode)`,
-      `p99 at half load: ${halfRun ? fmtMs(halfRun.p99) : 'n/a'} (bar: ≤ 10 ms)`,
-      `auth + limiter + usage on / off throughput: ${
-        main && r.runs[3]
-          ? `${fmtInt(main.rps)} / ${fmtInt(r.runs[3].rps)} = ${((100 * main.rps) / r.runs[3].rps).toFixed(1)} %`
-          : 'n/a'
-      }`,
-      `max latency at 50 connections: ${main ? fmtMs(main.max) : 'n/a'}${
-        r.target === 'pglite' ? ' (embedded bar: ≤ 50 ms, on 100k contracts)' : ''
-      }`,
-      `server RSS after the runs: ${fmtMb(r.rss)}, peak ${fmtMb(r.peakRss)} (bar: ≤ 200 MB in PostgreSQL mode)`,
-    );
-  }
-  console.log(summary('bench:events', lines));
+  if (wasInterrupted()) return;
+  const ok = printReport(reports, notes, {
+    startLoad,
+    connections: CONNECTIONS,
+    duration: DURATION,
+    keys: `${KEY_COUNT} ${PLAN} keys${REDIS ? ', Redis limiter' : ''}${WORKERS ? `, --workers ${WORKERS}` : ''}`,
+  });
+  if (!ok) process.exitCode = 1;
 }
 
-if (arg('child')) await child(arg('child') as Mode);
-else await main();
+await main();

@@ -1,0 +1,124 @@
+/** Processes and their memory from /proc (Linux): a server's process tree, postgres processes, RSS and PSS. */
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import path from 'node:path';
+
+export interface Proc {
+  pid: number;
+  ppid: number;
+  /** `node` when it runs this node binary, else /proc/<pid>/comm (`postgres`, `sh`, …). */
+  comm: string;
+  /** Start time in clock ticks since boot: with the pid, names the process across pid reuse. */
+  start: number;
+}
+
+export function readProc(pid: number): Proc | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The comm field is parenthesised and may hold spaces: split after its closing parenthesis.
+    const close = stat.lastIndexOf(')');
+    const fields = stat.slice(close + 2).split(' ');
+    const comm = stat.slice(stat.indexOf('(') + 1, close);
+    let exe = '';
+    try {
+      exe = readlinkSync(`/proc/${pid}/exe`);
+    } catch {
+      // Not ours to read, or a zombie.
+    }
+    return {
+      pid,
+      ppid: Number(fields[1]),
+      comm: exe === process.execPath ? 'node' : comm,
+      start: Number(fields[19]),
+    };
+  } catch {
+    return null;
+  }
+}
+
+function allProcs(): Proc[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map((name) => readProc(Number(name)))
+    .filter((p): p is Proc => p !== null);
+}
+
+/** root and its descendants; each is also recorded in `seen` (pid → start time). */
+export function processTree(root: number, seen?: Map<number, number>): Proc[] {
+  const procs = allProcs();
+  const children = new Map<number, Proc[]>();
+  for (const p of procs) children.set(p.ppid, [...(children.get(p.ppid) ?? []), p]);
+  const out: Proc[] = [];
+  const queue = procs.filter((p) => p.pid === root);
+  while (queue.length) {
+    const p = queue.shift() as Proc;
+    out.push(p);
+    seen?.set(p.pid, p.start);
+    queue.push(...(children.get(p.pid) ?? []));
+  }
+  return out;
+}
+
+/** postgres processes working in dir (a postmaster and its backends chdir to their data directory). */
+export function postgresProcs(dir: string): Proc[] {
+  const root = path.resolve(dir);
+  return allProcs().filter((p) => {
+    if (p.comm !== 'postgres') return false;
+    try {
+      const cwd = readlinkSync(`/proc/${p.pid}/cwd`);
+      return cwd === root || cwd.startsWith(`${root}/`);
+    } catch {
+      return false;
+    }
+  });
+}
+
+/** The process still is the one recorded (same pid, same start time). */
+export function sameProcess(pid: number, start: number): boolean {
+  return readProc(pid)?.start === start;
+}
+
+export interface Memory {
+  processes: number;
+  /** Sum of resident set sizes, bytes (shared pages counted in every process). */
+  rss: number;
+  /** Sum of proportional set sizes, bytes (shared pages split among their users); = rss where unreadable. */
+  pss: number;
+  /** How many processes gave no smaps_rollup (their PSS is their VmRSS). */
+  pssMissing: number;
+}
+
+/** RSS and PSS summed over pids, from /proc/<pid>/smaps_rollup (VmRSS of /proc/<pid>/status as fallback). */
+export function memoryOf(pids: number[]): Memory {
+  const total: Memory = { processes: 0, rss: 0, pss: 0, pssMissing: 0 };
+  for (const pid of new Set(pids)) {
+    const rollup = kb(`/proc/${pid}/smaps_rollup`, ['Rss', 'Pss']);
+    if (rollup.Rss !== undefined && rollup.Pss !== undefined) {
+      total.rss += rollup.Rss;
+      total.pss += rollup.Pss;
+    } else {
+      const rss = kb(`/proc/${pid}/status`, ['VmRSS']).VmRSS;
+      if (rss === undefined) continue;
+      total.rss += rss;
+      total.pss += rss;
+      total.pssMissing++;
+    }
+    total.processes++;
+  }
+  return total;
+}
+
+/** `Name:   123 kB` lines of a /proc file, in bytes. */
+function kb(file: string, names: string[]): Record<string, number | undefined> {
+  const out: Record<string, number | undefined> = {};
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return out;
+  }
+  for (const name of names) {
+    const match = new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(text);
+    if (match?.[1]) out[name] = Number(match[1]) * 1024;
+  }
+  return out;
+}
