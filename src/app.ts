@@ -5,6 +5,7 @@ import Fastify, { type FastifyReply } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
 import { installAccess } from './http/access.ts';
+import { installCaching } from './http/caching.ts';
 import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } from './http/client-errors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
@@ -24,11 +25,14 @@ import { registerUsage } from './http/routes/usage.ts';
 import { registerWebhooks, webhookContext } from './http/routes/webhooks.ts';
 import { installStrictInput } from './http/strict-input.ts';
 import type { App, Services } from './http/types.ts';
+import { KeyCache } from './infra/key-cache.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
 import { createRedisLimiter } from './infra/redis-limiter.ts';
+import { ResponseCache } from './infra/response-cache.ts';
 import { UsageRecorder } from './infra/usage.ts';
 import type { Db } from './store/db.ts';
+import { acquireBus, type NotificationBus } from './store/notifications.ts';
 import { type HostResolver, systemResolver } from './webhooks/target.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 
@@ -47,6 +51,13 @@ export interface AppDeps {
    * (`npm run bench:events`); never reachable from configuration.
    */
   security?: boolean;
+  /**
+   * false builds the app without the key and response caches — only for measuring them (bench:events).
+   * They are on wherever the database is PostgreSQL (`db.url`), which notifies their invalidations.
+   */
+  caches?: boolean;
+  /** A notification bus of the caller's (tests); default the process's bus for `db.url`. */
+  notifications?: NotificationBus;
   /** Server-level time limits (tests shorten them). */
   timeouts?: Partial<Timeouts>;
   webhooks?: {
@@ -95,10 +106,23 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     onError: (error) => app.log.error({ err: error }, 'usage flush failed'),
   });
   usage.start();
-  const services: Services = { config: deps.config, db: deps.db, now, limiter, usage };
+  const shared = !deps.notifications && deps.db.url ? acquireBus(deps.db.url, app.log) : null;
+  const bus = deps.notifications ?? shared?.bus ?? null;
+  const cacheBus = deps.caches === false ? null : bus;
+  const keys = new KeyCache({ bus: cacheBus });
+  const responses = cacheBus ? new ResponseCache({ bus: cacheBus }) : null;
+  app.decorate('caches', { bus, keys, responses });
+  const services: Services = { config: deps.config, db: deps.db, now, limiter, usage, keys };
+  // The first connection attempt is awaited so that a ready app starts with its caches on.
+  app.addHook('onReady', async () => {
+    await bus?.start();
+  });
   app.addHook('onClose', async () => {
     await usage.close();
     if (!deps.limiter) await limiter.close();
+    keys.close();
+    responses?.close();
+    await shared?.release();
   });
 
   installErrorHandling(app);
@@ -111,6 +135,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (request.url.length > MAX_URL_LENGTH) throw errors.uriTooLong(MAX_URL_LENGTH);
   });
   installAccess(app, services, { keys: deps.security !== false });
+  installCaching(app, services, { responses, bus: cacheBus });
   await app.register(swagger, openApiOptions);
 
   registerMeta(app, services);
@@ -139,6 +164,13 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     app.addHook('onClose', () => worker.stop());
   }
   return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    /** The app's notification bus and caches (tests and benchmarks look at them). */
+    caches: { bus: NotificationBus | null; keys: KeyCache; responses: ResponseCache | null };
+  }
 }
 
 async function createLimiter(config: Config, app: App): Promise<RateLimiter> {

@@ -30,6 +30,11 @@ declare module 'fastify' {
     access?: Access;
     /** The response carries a raw key, a webhook secret or a CSRF token: `Cache-Control: no-store`. */
     secret?: boolean;
+    /**
+     * A GET whose 200 body depends only on the data, the request and the caller's tier: it gets an ETag
+     * and 304s, and may be answered from the response cache (src/http/caching.ts).
+     */
+    cache?: boolean;
   }
 }
 
@@ -51,6 +56,12 @@ export const access = {
 export const secret = <T extends { access: Access }>(config: T): T & { secret: true } => ({
   ...config,
   secret: true,
+});
+
+/** The same rule, for a read whose responses may be cached (see `cache` above). */
+export const cached = <T extends { access: Access }>(config: T): T & { cache: true } => ({
+  ...config,
+  cache: true,
 });
 
 /** Requests no route matched (404, 405): counted like the open routes, so probing spends the allowance. */

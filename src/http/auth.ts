@@ -45,7 +45,7 @@ async function verify(services: Services, raw: string | null): Promise<Verified>
   if (raw === null) return null;
   if (!raw || keyMode(raw) === null) return 'invalid';
   const hash = hashKey(raw);
-  const found = await findKeyByHash(services.db, hash);
+  const found = await services.keys.find(hash, () => findKeyByHash(services.db, hash));
   if (!found || !sameHash(found.hash, hash)) return 'invalid';
   return found.revoked_at ? 'revoked' : found;
 }

@@ -28,6 +28,19 @@ const RATE_LIMIT_HEADERS = {
   },
 };
 
+/** Headers of the cacheable reads' 200s and 304s (route config `cache`). */
+const VALIDATOR_HEADERS = {
+  ETag: {
+    type: 'string',
+    description:
+      'Strong validator of the body; send it back in If-None-Match to get a 304 while it is current.',
+  },
+  'Cache-Control': {
+    type: 'string',
+    description: '`private, no-cache`: per-key data, revalidate each time.',
+  },
+};
+
 const KEYED = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
 
 type Schema = Record<string, unknown>;
@@ -43,8 +56,8 @@ function operationId(method: string | string[], url: string): string {
   return verb + words.join('');
 }
 
-function withHeaders(schema: unknown, extra: Schema = {}): Schema {
-  return { ...(schema as Schema), ...extra, headers: RATE_LIMIT_HEADERS };
+function withHeaders(schema: unknown, extra: Schema = {}, more: Schema = {}): Schema {
+  return { ...(schema as Schema), ...extra, headers: { ...RATE_LIMIT_HEADERS, ...more } };
 }
 
 /**
@@ -52,12 +65,21 @@ function withHeaders(schema: unknown, extra: Schema = {}): Schema {
  * this transform documents it — security, `x-tier`/`x-scope`, 401/403/429 and the rate-limit headers.
  */
 const transform: SwaggerTransform = ({ schema, url, route }) => {
-  const rule = (route.config as FastifyContextConfig | undefined)?.access;
+  const config = route.config as FastifyContextConfig | undefined;
+  const rule = config?.access;
   if (!schema || (rule?.kind !== 'key' && rule?.kind !== 'public')) return { schema, url };
   const isPublic = rule.kind === 'public';
   const responses: Record<string, unknown> = Object.fromEntries(
     Object.entries((schema.response ?? {}) as Schema).map(([status, body]) => [status, withHeaders(body)]),
   );
+  if (config?.cache) {
+    responses[200] = withHeaders((schema.response as Schema | undefined)?.[200], {}, VALIDATOR_HEADERS);
+    responses[304] = withHeaders(
+      { type: 'null' },
+      { description: 'Not Modified: If-None-Match holds the current ETag; no body' },
+      VALIDATOR_HEADERS,
+    );
+  }
   // Every operation validates its query (unknown parameters included): 400 is always possible.
   responses[400] ??= withHeaders(ErrorEnvelope, { description: 'Invalid parameter or body' });
   if (schema.body) {

@@ -7,6 +7,7 @@ import type {
   RawServerDefault,
 } from 'fastify';
 import type { Config } from '../config.ts';
+import type { KeyCache } from '../infra/key-cache.ts';
 import type { RateLimiter } from '../infra/limiter.ts';
 import type { UsageRecorder } from '../infra/usage.ts';
 import type { Db } from '../store/db.ts';
@@ -26,4 +27,6 @@ export interface Services {
   now: () => Date;
   limiter: RateLimiter;
   usage: UsageRecorder;
+  /** Key lookups of authentication; bypassed when notifications cannot vouch for it. */
+  keys: KeyCache;
 }

@@ -28,6 +28,8 @@ export interface Loader extends Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /** PostgreSQL's connection string; what needs a connection of its own (LISTEN) starts from it. */
+  readonly url?: string;
   /** Runs several statements separated by semicolons, no parameters. */
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Loader) => Promise<T>): Promise<T>;
@@ -130,6 +132,7 @@ async function openPostgres(url: string): Promise<Db> {
   };
   return {
     kind: 'postgres',
+    url,
     query: (text, params) => run(pool, text, params),
     exec: async (sql) => {
       await pool.query(sql);

@@ -1,5 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
+import { acquireBus } from '../store/notifications.ts';
 import { Sender } from './delivery.ts';
 import { deliveryBody } from './outbox.ts';
 import { openSecret } from './secrets.ts';
@@ -50,7 +51,8 @@ export class DeliveryWorker {
   private wakeUp: (() => void) | null = null;
   /** A wake-up that came while the loop was busy: the next sleep returns at once. */
   private woken = false;
-  private listener: { end(): Promise<void> } | null = null;
+  /** Stops listening and lets the process's bus go. */
+  private unlisten: (() => Promise<void>) | null = null;
 
   constructor(private readonly options: WorkerOptions) {
     const { config } = options;
@@ -69,7 +71,7 @@ export class DeliveryWorker {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    if (this.options.db.kind === 'postgres' && this.options.config.databaseUrl) await this.listen();
+    if (this.options.db.url) await this.listen(this.options.db.url);
     this.loop = this.run();
   }
 
@@ -81,7 +83,7 @@ export class DeliveryWorker {
     await this.loop;
     await Promise.allSettled([...this.inFlight]);
     await this.sender.close();
-    await this.listener?.end().catch(() => undefined);
+    await this.unlisten?.();
   }
 
   /** Looks for due deliveries now instead of at the next poll. */
@@ -180,21 +182,18 @@ export class DeliveryWorker {
     });
   }
 
-  /** PostgreSQL: deliveries committed by any process wake this worker at once (polling remains the net). */
-  private async listen(): Promise<void> {
-    const { default: pg } = await import('pg');
-    const client = new pg.Client({ connectionString: this.options.config.databaseUrl ?? undefined });
-    client.on('error', (error) => {
-      this.log.warn({ err: error }, 'webhook worker: LISTEN connection lost; polling only');
-    });
-    client.on('notification', () => this.wake());
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${DELIVERY_CHANNEL}`);
-      this.listener = client;
-    } catch (error) {
-      this.log.warn({ err: error }, 'webhook worker: LISTEN unavailable; polling only');
-      await client.end().catch(() => undefined);
-    }
+  /**
+   * PostgreSQL: deliveries committed by any process wake this worker at once, through the process's
+   * notification bus (polling remains the net while it reconnects).
+   */
+  private async listen(url: string): Promise<void> {
+    const { bus, release } = acquireBus(url, this.log);
+    const unsubscribe = bus.subscribe(DELIVERY_CHANNEL, () => this.wake());
+    this.unlisten = async () => {
+      unsubscribe();
+      await release();
+    };
+    await bus.start();
+    if (!bus.healthy) this.log.warn({}, 'webhook worker: LISTEN unavailable; polling until it reconnects');
   }
 }

@@ -231,6 +231,8 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
 
   test('signing up with a registered email and another password ends in the sign-in error', async () => {
     await page.locator('#signout').click();
+    // Signing out sends the page to #/signin when its request returns: wait for that before moving on.
+    await page.waitForSelector('h1:has-text("Sign in")');
     await page.goto(`${base}/dashboard#/signup`);
     await page.waitForSelector('h1:has-text("Create your account")');
     await page.getByLabel('Email').fill('quant@example.test');

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { closeApp, type Envelope, getJson, type Injector, openSeededApp } from '../support/app.ts';
+import { closeApp, type Envelope, getJson, type Injector, openSeededApp, settled } from '../support/app.ts';
 
 interface Signal {
   id: string;
@@ -105,6 +105,7 @@ describe('GET and POST /api/v1/contracts/{id}/score', () => {
     await db.query("DELETE FROM signals WHERE contract_id = $1 AND engine_name = 'regime-aware'", [
       contractId,
     ]);
+    await settled(app);
     const { status, body } = await getJson<Envelope>(
       client,
       `/api/v1/contracts/${contractId}/score?engine=regime-aware`,

@@ -1,9 +1,8 @@
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
-import { buildApp } from '../../src/app.ts';
+import { type AppDeps, buildApp } from '../../src/app.ts';
 import { loadConfig } from '../../src/config.ts';
 import type { KeyMode, Plan, Scope } from '../../src/domain/plans.ts';
 import type { App } from '../../src/http/types.ts';
-import type { RateLimiter } from '../../src/infra/limiter.ts';
 import { createAccount, issueKey } from '../../src/services/accounts.ts';
 import type { Db } from '../../src/store/db.ts';
 
@@ -12,11 +11,20 @@ export const testConfig = (env: Record<string, string> = {}) => loadConfig({ LOG
 export async function testApp(
   db: Db,
   env: Record<string, string> = {},
-  options: { limiter?: RateLimiter; now?: () => Date } = {},
+  options: Pick<AppDeps, 'limiter' | 'now' | 'notifications' | 'caches'> = {},
 ): Promise<App> {
   const app = await buildApp({ config: testConfig(env), db, logger: false, ...options });
   await app.ready();
   return app;
+}
+
+/**
+ * After a write made outside the app (plain SQL, a store function): returns once the app has received
+ * the notifications of everything committed so far, so its caches have dropped what the write changed.
+ * Writes through the app's own API need none.
+ */
+export async function settled(app: App): Promise<void> {
+  await app.caches.bus?.sync();
 }
 
 export interface Envelope {

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { getCompany } from '../../store/market.ts';
-import { access } from '../access.ts';
+import { access, cached } from '../access.ts';
 import { errors } from '../errors.ts';
 import { errorResponses, Query, TickerParam } from '../schemas/common.ts';
 import { CompanyResponse } from '../schemas/resources.ts';
@@ -12,7 +12,7 @@ export function registerCompanies(app: App, { db }: Services): void {
   app.get(
     '/api/v1/companies/:ticker',
     {
-      config: access.read,
+      config: cached(access.read),
       schema: {
         tags: ['companies'],
         summary: `Company record with its ${RECENT_CONTRACTS} most recent contracts`,

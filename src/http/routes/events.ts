@@ -6,7 +6,7 @@ import { scoreContract } from '../../pipeline/score.ts';
 import { getEvent, listEvents } from '../../store/events.ts';
 import { candleSeries, getRegime } from '../../store/market.ts';
 import { latestSignal } from '../../store/signals.ts';
-import { access } from '../access.ts';
+import { access, cached } from '../access.ts';
 import { showsRationale } from '../auth.ts';
 import { errors } from '../errors.ts';
 import { checkDateRange, pickEngine, upper, visibleSignal } from '../params.ts';
@@ -54,7 +54,7 @@ export function registerEvents(app: App, services: Services): void {
     app.get(
       path,
       {
-        config: access.read,
+        config: cached(access.read),
         schema: {
           tags: ['events'],
           summary,
@@ -83,7 +83,7 @@ export function registerEvents(app: App, services: Services): void {
   app.get(
     '/api/v1/contracts/:id',
     {
-      config: access.read,
+      config: cached(access.read),
       schema: {
         tags: ['events'],
         summary: 'One contract with its latest default-engine signal, weekly prices, regime and decay',
@@ -118,7 +118,7 @@ export function registerEvents(app: App, services: Services): void {
   app.get(
     '/api/v1/contracts/:id/score',
     {
-      config: access.read,
+      config: cached(access.read),
       schema: {
         tags: ['events'],
         summary: "The contract's most recent signal under an engine",

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { hasCandles, listCandles } from '../../store/market.ts';
-import { access } from '../access.ts';
+import { access, cached } from '../access.ts';
 import { errors } from '../errors.ts';
 import { checkDateRange } from '../params.ts';
 import { DateString, errorResponses, Limit, Query, TickerParam } from '../schemas/common.ts';
@@ -14,7 +14,7 @@ export function registerMarket(app: App, { db }: Services): void {
   app.get(
     '/api/v1/market/candles/:ticker',
     {
-      config: access.read,
+      config: cached(access.read),
       schema: {
         tags: ['market'],
         summary: 'Daily OHLCV candles, ascending by date',
@@ -42,7 +42,7 @@ export function registerMarket(app: App, { db }: Services): void {
   app.get(
     '/api/v1/benchmarks',
     {
-      config: access.read,
+      config: cached(access.read),
       schema: {
         tags: ['market'],
         summary: 'Daily OHLCV of a benchmark (SPY, XLI or ITA)',

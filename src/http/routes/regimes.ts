@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { REGIME_NAMES } from '../../domain/types.ts';
 import { listRegimes } from '../../store/market.ts';
-import { access } from '../access.ts';
+import { access, cached } from '../access.ts';
 import { errorResponses, Limit, Query, StringEnum, Text } from '../schemas/common.ts';
 import { Predictions, RegimeList } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
@@ -10,7 +10,7 @@ export function registerRegimes(app: App, { db }: Services): void {
   app.get(
     '/api/v1/regimes',
     {
-      config: access.intelligence,
+      config: cached(access.intelligence),
       schema: {
         tags: ['regimes'],
         summary: 'Market regime at each contract award date (no look-ahead), newest first',
@@ -32,7 +32,7 @@ export function registerRegimes(app: App, { db }: Services): void {
   app.get(
     '/api/v1/predictions',
     {
-      config: access.intelligence,
+      config: cached(access.intelligence),
       schema: {
         tags: ['predictions'],
         summary: 'Forward predictions (empty until the prediction engine ships)',

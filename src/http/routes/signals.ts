@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { listSignals } from '../../store/signals.ts';
-import { access } from '../access.ts';
+import { access, cached } from '../access.ts';
 import { showsRationale } from '../auth.ts';
 import { pickEngine, upper, visibleSignal } from '../params.ts';
 import { EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
@@ -22,7 +22,7 @@ export function registerSignals(app: App, { db }: Services): void {
   app.get(
     '/api/v1/signals',
     {
-      config: access.read,
+      config: cached(access.read),
       schema: {
         tags: ['signals'],
         summary: "Signals of an engine's current version ranked by signal_score, each with its contract",

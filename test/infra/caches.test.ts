@@ -1,0 +1,198 @@
+/** The caches' bounds and invalidation rules, on a bus the test drives. */
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import Fastify, { type FastifyContextConfig } from 'fastify';
+import { access, cached } from '../../src/http/access.ts';
+import { ifNoneMatch, installCaching } from '../../src/http/caching.ts';
+import type { App, Services } from '../../src/http/types.ts';
+import { KeyCache } from '../../src/infra/key-cache.ts';
+import { Lru } from '../../src/infra/lru.ts';
+import { type CachedResponse, ResponseCache } from '../../src/infra/response-cache.ts';
+import type { KeyPrincipal } from '../../src/store/accounts.ts';
+import { CHANNELS, type NotificationBus } from '../../src/store/notifications.ts';
+
+class FakeBus {
+  healthy = true;
+  private readonly handlers = new Map<string, ((payload: string) => void)[]>();
+  private readonly watchers: ((healthy: boolean) => void)[] = [];
+  subscribe(channel: string, handler: (payload: string) => void) {
+    this.handlers.set(channel, [...(this.handlers.get(channel) ?? []), handler]);
+    return () => undefined;
+  }
+  onHealthChange(watcher: (healthy: boolean) => void) {
+    this.watchers.push(watcher);
+    return () => undefined;
+  }
+  notify(channel: string, payload = '') {
+    for (const handler of this.handlers.get(channel) ?? []) handler(payload);
+  }
+  setHealthy(healthy: boolean) {
+    this.healthy = healthy;
+    for (const watcher of this.watchers) watcher(healthy);
+  }
+  get bus() {
+    return this as unknown as NotificationBus;
+  }
+}
+
+const body = (bytes: number, tag = 'x'): CachedResponse => ({
+  body: Buffer.alloc(bytes, tag),
+  etag: `"${tag}"`,
+  contentType: 'application/json',
+});
+
+describe('Lru', () => {
+  test('holds at most maxSize by the size of its values, dropping the least recently used', () => {
+    const lru = new Lru<string, string>(10, (value) => value.length);
+    lru.set('a', 'aaaa');
+    lru.set('b', 'bbbb');
+    assert.equal(lru.get('a'), 'aaaa', 'a is now more recent than b');
+    lru.set('c', 'cccc');
+    assert.equal(lru.get('b'), undefined, 'b was the least recently used');
+    assert.deepEqual([lru.get('a'), lru.get('c'), lru.size, lru.count], ['aaaa', 'cccc', 8, 2]);
+    lru.set('a', 'a');
+    assert.equal(lru.size, 5, 'replacing a value replaces its size');
+    lru.set('huge', 'x'.repeat(11));
+    assert.equal(lru.get('huge'), undefined, 'a value larger than the bound is not kept');
+    assert.equal(lru.count, 2, 'and evicts nothing');
+    lru.deleteWhere((value) => value === 'a');
+    assert.deepEqual([lru.count, lru.size], [1, 4]);
+  });
+});
+
+describe('ResponseCache', () => {
+  test('is bounded by bytes (bodies and keys) and evicts the least recently used', () => {
+    const fake = new FakeBus();
+    const cache = new ResponseCache({ bus: fake.bus, maxBytes: 3 * (1000 + 1 + 3 + 200) });
+    for (const key of ['a', 'b', 'c']) cache.put(key, 0, body(1000, key));
+    assert.equal(cache.bytes, 3 * 1204);
+    assert.ok(cache.get('a'));
+    cache.put('d', 0, body(1000, 'd'));
+    assert.equal(cache.get('b'), undefined, 'b was the least recently used');
+    assert.ok(cache.get('a') && cache.get('c') && cache.get('d'));
+    cache.put('big', 0, body(5000));
+    assert.equal(cache.get('big'), undefined);
+    assert.ok(cache.bytes <= 3 * 1204);
+  });
+
+  test('a data notification starts a new version: older entries and bodies computed before it are misses', () => {
+    const fake = new FakeBus();
+    const cache = new ResponseCache({ bus: fake.bus });
+    const version = cache.begin();
+    assert.equal(version, 0);
+    cache.put('a', version ?? -1, body(10));
+    const inFlight = cache.begin() ?? -1;
+    fake.notify(CHANNELS.data, 'contracts');
+    assert.equal(cache.get('a'), undefined);
+    cache.put('b', inFlight, body(10));
+    assert.equal(cache.get('b'), undefined, 'computed from the old version');
+    cache.put('b', cache.begin() ?? -1, body(10));
+    assert.ok(cache.get('b'));
+  });
+
+  test('nothing is served or kept while the bus is unhealthy, and a health change empties it', () => {
+    const fake = new FakeBus();
+    const cache = new ResponseCache({ bus: fake.bus });
+    cache.put('a', 0, body(10));
+    fake.healthy = false;
+    assert.equal(cache.get('a'), undefined);
+    assert.equal(cache.begin(), null);
+    fake.setHealthy(false);
+    fake.setHealthy(true);
+    assert.equal(cache.get('a'), undefined, 'emptied');
+    assert.equal(cache.bytes, 0);
+  });
+});
+
+describe('KeyCache', () => {
+  const principal = (id: string, userId: string): KeyPrincipal => ({
+    id,
+    user_id: userId,
+    name: 'k',
+    mode: 'live',
+    scopes: ['read'],
+    display_prefix: 'iv_live_abcd',
+    created_at: '2026-01-01T00:00:00.000Z',
+    last_used_at: null,
+    revoked_at: null,
+    hash: `h-${id}`,
+    plan: 'developer',
+    is_admin: false,
+  });
+
+  test('keeps found keys up to the TTL, never misses, and drops by key, by user or all', async () => {
+    const fake = new FakeBus();
+    let now = 0;
+    const cache = new KeyCache({ bus: fake.bus, ttlMs: 60_000, clock: () => now });
+    let loads = 0;
+    const find = (hash: string, found: KeyPrincipal | null) =>
+      cache.find(hash, async () => {
+        loads += 1;
+        return found;
+      });
+    await find('h1', principal('k1', 'u1'));
+    await find('h1', principal('k1', 'u1'));
+    assert.equal(loads, 1);
+    await find('nope', null);
+    await find('nope', null);
+    assert.equal(loads, 3, 'a lookup that found nothing is not kept');
+    now = 60_001;
+    await find('h1', principal('k1', 'u1'));
+    assert.equal(loads, 4, 'expired');
+
+    await find('h2', principal('k2', 'u1'));
+    await find('h3', principal('k3', 'u2'));
+    fake.notify(CHANNELS.keys, 'key:k3');
+    assert.equal(cache.size, 2);
+    fake.notify(CHANNELS.keys, 'user:u1');
+    assert.equal(cache.size, 0);
+    await find('h1', principal('k1', 'u1'));
+    fake.notify(CHANNELS.keys, 'all');
+    assert.equal(cache.size, 0);
+  });
+
+  test('a lookup overtaken by a notification is not kept', async () => {
+    const fake = new FakeBus();
+    const cache = new KeyCache({ bus: fake.bus });
+    await cache.find('h1', async () => {
+      fake.notify(CHANNELS.keys, 'key:k1');
+      return principal('k1', 'u1');
+    });
+    assert.equal(cache.size, 0);
+  });
+
+  test('reads the database while the bus is unhealthy, and empties on each health change', async () => {
+    const fake = new FakeBus();
+    const cache = new KeyCache({ bus: fake.bus });
+    await cache.find('h1', async () => principal('k1', 'u1'));
+    assert.equal(cache.size, 1);
+    fake.healthy = false;
+    const revoked = { ...principal('k1', 'u1'), revoked_at: '2026-01-02T00:00:00.000Z' };
+    assert.equal((await cache.find('h1', async () => revoked))?.revoked_at, revoked.revoked_at);
+    fake.setHealthy(false);
+    assert.equal(cache.size, 0);
+    await cache.find('h2', async () => principal('k2', 'u2'));
+    assert.equal(cache.size, 0, 'nothing kept while unhealthy');
+  });
+});
+
+describe('route config', () => {
+  test('a secret route or a write may not be cached', () => {
+    const refused: ['GET' | 'POST', FastifyContextConfig][] = [
+      ['GET', { ...cached(access.read), secret: true }],
+      ['POST', cached(access.write)],
+    ];
+    for (const [method, config] of refused) {
+      const app = Fastify() as unknown as App;
+      installCaching(app, { now: () => new Date() } as Services, { responses: null, bus: null });
+      assert.throws(() => app.route({ method, url: '/x', config, handler: async () => ({}) }), /cache/);
+    }
+  });
+
+  test('If-None-Match: lists, weak prefixes and *', () => {
+    assert.ok(ifNoneMatch('"a", W/"b"', '"b"'));
+    assert.ok(ifNoneMatch('*', '"b"'));
+    assert.ok(!ifNoneMatch('"a"', '"b"'));
+    assert.ok(!ifNoneMatch(undefined, '"b"'));
+  });
+});

@@ -1,0 +1,90 @@
+/** The notification bus on PostgreSQL: delivery, round trips, a terminated session, the shared bus. */
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { Db } from '../../src/store/db.ts';
+import { acquireBus, NotificationBus } from '../../src/store/notifications.ts';
+import { freshDb, TEST_DATABASE_URL } from '../support/db.ts';
+
+const skip = TEST_DATABASE_URL ? false : 'LISTEN needs PostgreSQL (TEST_DATABASE_URL)';
+
+let db: Db;
+before(async () => {
+  if (!skip) db = await freshDb();
+});
+after(() => db?.close());
+
+async function until(ok: () => boolean, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+test('delivers committed notifications, reconnects after its session is terminated, and closes', {
+  skip,
+}, async () => {
+  const bus = new NotificationBus({ url: db.url ?? '', retryMs: 50 });
+  const seen: string[] = [];
+  bus.subscribe('mi_test', (payload) => seen.push(payload));
+  const changes: boolean[] = [];
+  bus.onHealthChange((healthy) => changes.push(healthy));
+  await bus.start();
+  try {
+    assert.ok(bus.healthy);
+    await db.query("SELECT pg_notify('mi_test', 'one')");
+    await db
+      .transaction(async (tx) => {
+        await tx.query("SELECT pg_notify('mi_test', 'rolled back')");
+        throw new Error('abort');
+      })
+      .catch(() => undefined);
+    assert.ok(await bus.sync(), 'the round trip comes back after what was committed before it');
+    assert.deepEqual(seen, ['one']);
+
+    const late: string[] = [];
+    bus.subscribe('mi_test_late', (payload) => late.push(payload));
+    // Queries of one connection run in order: the LISTEN is done when this round trip returns.
+    assert.ok(await bus.sync());
+    await db.query("SELECT pg_notify('mi_test_late', 'late')");
+    assert.ok(await bus.sync());
+    assert.deepEqual(late, ['late'], 'a channel subscribed while connected is listened to');
+
+    const pid = bus.pid;
+    await db.query('SELECT pg_terminate_backend($1)', [pid]);
+    await until(() => !bus.healthy);
+    assert.equal(await bus.sync(), false, 'no round trip while down');
+    await until(() => bus.healthy);
+    assert.notEqual(bus.pid, pid);
+    assert.deepEqual(changes, [true, false, true]);
+    await db.query("SELECT pg_notify('mi_test', 'two')");
+    assert.ok(await bus.sync());
+    assert.deepEqual(seen, ['one', 'two']);
+  } finally {
+    await bus.close();
+  }
+  assert.equal(bus.healthy, false);
+  // The server forgets a session a moment after its socket closes.
+  const sessions = () =>
+    db.query(
+      "SELECT 1 FROM pg_stat_activity WHERE application_name = 'market-intel notifications' AND datname = current_database()",
+    );
+  for (let i = 0; i < 100 && (await sessions()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  assert.equal((await sessions()).length, 0, 'closed, not reconnecting');
+});
+
+test('one bus per process and database, closed after its last user', { skip }, async () => {
+  const first = acquireBus(db.url ?? '');
+  const second = acquireBus(db.url ?? '');
+  assert.equal(first.bus, second.bus);
+  await first.bus.start();
+  await first.release();
+  await first.release();
+  assert.ok(second.bus.healthy, 'a second release by one user does not count');
+  await second.release();
+  assert.equal(second.bus.healthy, false);
+  const third = acquireBus(db.url ?? '');
+  assert.notEqual(third.bus, first.bus);
+  await third.release();
+});
