@@ -15,9 +15,9 @@
 import { materiality } from '../src/domain/engines/materiality.ts';
 import { REGIME_NAMES } from '../src/domain/types.ts';
 import { type Db, openDb, type Queryable } from '../src/store/db.ts';
-import { getEvent, listEvents } from '../src/store/events.ts';
-import { getCompany, getRegime, listCandles, listRegimes } from '../src/store/market.ts';
-import { latestSignal, listSignals } from '../src/store/signals.ts';
+import { eventsJson, getEvent } from '../src/store/events.ts';
+import { candlesJson, getCompany, getRegime, regimesJson } from '../src/store/market.ts';
+import { latestSignal, signalsJson } from '../src/store/signals.ts';
 import { arg, benchDatabaseUrl, databaseExists, flag, numberArg, summary, table } from './common.ts';
 
 const WATCHED = new Set(['contracts', 'signals', 'market_regimes', 'candles']);
@@ -139,7 +139,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
         endpoint: `events ${label}`,
         filters: keys.join('+') || '(none)',
         offset,
-        run: (q) => listEvents(q, { engine, withRationale: false, limit: 50, offset, ...filter }),
+        run: (q) => eventsJson(q, { engine, withRationale: false, limit: 50, offset, ...filter }),
       });
     }
   }
@@ -153,7 +153,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
         filters: keys.join('+') || '(none)',
         offset,
         run: (q) =>
-          listSignals(q, {
+          signalsJson(q, {
             engine,
             engineVersion: materiality.version,
             withRationale: false,
@@ -170,7 +170,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
     endpoint: `regimes ${label}`,
     filters: `contractId+dominant=${v.dominant}`,
     offset: '',
-    run: (q) => listRegimes(q, { limit: regimeLimit, contractId: v.contractId, dominant: v.dominant }),
+    run: (q) => regimesJson(q, { limit: regimeLimit, contractId: v.contractId, dominant: v.dominant }),
   });
   if (label === 'popular') {
     out.push(
@@ -178,14 +178,14 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
         endpoint: 'regimes',
         filters: '(none)',
         offset: '',
-        run: (q) => listRegimes(q, { limit: regimeLimit }),
+        run: (q) => regimesJson(q, { limit: regimeLimit }),
       },
       { endpoint: 'regime', filters: 'contractId', offset: '', run: (q) => getRegime(q, v.contractId) },
       ...REGIME_NAMES.map((dominant) => ({
         endpoint: 'regimes',
         filters: `dominant=${dominant}`,
         offset: '' as const,
-        run: (q: Queryable) => listRegimes(q, { limit: regimeLimit, dominant }),
+        run: (q: Queryable) => regimesJson(q, { limit: regimeLimit, dominant }),
       })),
     );
   }
@@ -196,7 +196,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
       endpoint: `candles ${label}`,
       filters: ['ticker', ...keys].join('+'),
       offset: '',
-      run: (q) => listCandles(q, v.candleTicker, { limit: 500, ...range }),
+      run: (q) => candlesJson(q, v.candleTicker, { limit: 500, ...range }),
     });
   }
   out.push(

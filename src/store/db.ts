@@ -50,6 +50,22 @@ const PARSERS: Record<number, (value: string) => unknown> = {
     new Date(value.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString(),
 };
 
+/**
+ * Statement texts that run as named (prepared) statements on PostgreSQL: parsed and analysed once per
+ * connection, then planned for each execution's values (plan_cache_mode=force_custom_plan: the plans an
+ * unnamed statement gets) and executed. The list queries that write JSON are long, operators and
+ * functions to resolve by the dozen: their parse and analysis cost the server ≈ 0.35 ms a query.
+ */
+const named = new Map<string, string>();
+/** A bound on the names: a caller preparing texts without end would otherwise grow every connection. */
+const MAX_NAMED = 500;
+
+/** `text`, marked to run as a prepared statement where it can (PostgreSQL; not PGlite). */
+export function prepared(text: string): string {
+  if (!named.has(text) && named.size < MAX_NAMED) named.set(text, `mi_${named.size}`);
+  return text;
+}
+
 export async function openDb(options: { databaseUrl: string | null; dataDir: string }): Promise<Db> {
   if (options.databaseUrl) return openPostgres(options.databaseUrl);
   const dir = path.join(options.dataDir, 'pglite');
@@ -112,12 +128,19 @@ async function openPglite(dir: string | undefined, snapshot?: Blob): Promise<Db>
 async function openPostgres(url: string): Promise<Db> {
   const { default: pgModule } = await import('pg');
   for (const [oid, parse] of Object.entries(PARSERS)) pgModule.types.setTypeParser(Number(oid), parse);
-  const pool: pg.Pool = new pgModule.Pool({ connectionString: url, max: 10, options: '-c TimeZone=UTC' });
+  const pool: pg.Pool = new pgModule.Pool({
+    connectionString: url,
+    max: 10,
+    options: '-c TimeZone=UTC -c plan_cache_mode=force_custom_plan',
+  });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
-  const run = async <T>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) =>
-    (await client.query(text, params ? [...params] : undefined)).rows as T[];
+  const run = async <T>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) => {
+    const values = params ? [...params] : undefined;
+    const name = named.get(text);
+    return (await client.query(name ? { name, text, values } : { text, values })).rows as T[];
+  };
   // Encoded a few hundred rows at a time as the socket drains: the server parses the first rows while
   // node encodes the rest, and other work in flight gets the event loop between pieces.
   const copy = async <R>(

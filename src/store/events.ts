@@ -1,12 +1,16 @@
 import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
-import type { Queryable } from './db.ts';
+import { prepared, type Queryable } from './db.ts';
+import { type JsonList, jsonArray, jsonList } from './json.ts';
 import {
   CONTRACT_COLUMNS,
+  CONTRACT_JSON,
   type ContractRow,
   type SignalRow,
   signalColumns,
+  signalJson,
   toContract,
   toSignal,
+  widened,
 } from './rows.ts';
 
 export interface EventFilter {
@@ -48,10 +52,11 @@ const LATEST_SIGNAL = (engine: string) => `LEFT JOIN LATERAL (
     ORDER BY s0.computed_at DESC LIMIT 1
   ) s ON true`;
 
-export async function listEvents(
-  db: Queryable,
-  filter: EventFilter,
-): Promise<{ contract: ContractDto; signal: SignalDto | null }[]> {
+/**
+ * The events page's items, contracts newest award first each with its latest signal of the engine, as the
+ * API's JSON (schema `EventItem`).
+ */
+export async function eventsJson(db: Queryable, filter: EventFilter): Promise<JsonList> {
   const where = new Where()
     .add((p) => `c.ticker = ${p}`, filter.ticker)
     .add((p) => `lower(c.awarding_agency) = lower(${p})`, filter.agency)
@@ -62,15 +67,16 @@ export async function listEvents(
   const engine = where.next(filter.engine);
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
-  const rows = await db.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)}
+  const item = `'{"contract":' || ${CONTRACT_JSON} || ',"signal":' ||
+    CASE WHEN s.id IS NULL THEN 'null' ELSE ${signalJson(filter.withRationale)} END || '}'`;
+  const rows = await db.query<JsonList>(
+    prepared(`SELECT ${jsonArray(item, 'c.award_date DESC, c.id DESC')} AS json, count(*)::int AS count
      FROM (SELECT c.* FROM contracts c ${where.sql()}
            ORDER BY c.award_date DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}) c
-     ${LATEST_SIGNAL(engine)}
-     ORDER BY c.award_date DESC, c.id DESC`,
+     ${LATEST_SIGNAL(engine)}`),
     where.params,
   );
-  return rows.map((row) => ({ contract: toContract(row), signal: toSignal(row) }));
+  return widened(jsonList(rows), filter.withRationale);
 }
 
 export async function getEvent(

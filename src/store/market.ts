@@ -1,7 +1,16 @@
-import type { Candle, Company } from '../domain/types.ts';
+import { type Candle, type Company, REGIME_NAMES } from '../domain/types.ts';
 import type { CandleDto, ContractDto, RegimeDto } from '../http/schemas/resources.ts';
-import type { Queryable } from './db.ts';
+import { prepared, type Queryable } from './db.ts';
 import { Where } from './events.ts';
+import {
+  type JsonList,
+  jsonArray,
+  jsonInteger,
+  jsonList,
+  jsonNumber,
+  jsonObject,
+  jsonString,
+} from './json.ts';
 import { CONTRACT_COLUMNS, type ContractRow, toContract } from './rows.ts';
 
 export interface CompanyRecord extends Company {
@@ -38,21 +47,34 @@ export interface CandleRange {
   limit: number;
 }
 
-/** Ascending candles; with a limit and no lower bound, the most recent `limit` bars. */
-export async function listCandles(db: Queryable, ticker: string, range: CandleRange): Promise<CandleDto[]> {
+/**
+ * Candles ascending as the API's JSON (schema `Candle`); with a limit and no lower bound, the most recent
+ * `limit` bars.
+ */
+export async function candlesJson(db: Queryable, ticker: string, range: CandleRange): Promise<JsonList> {
   const where = new Where()
     .add((p) => `ticker = ${p}`, ticker)
     .add((p) => `date >= ${p}::date`, range.from)
     .add((p) => `date <= ${p}::date`, range.to);
   const limit = where.next(range.limit);
   const newestFirst = range.from === undefined;
-  const rows = await db.query<CandleDto>(
-    `SELECT date, open, high, low, close, adj_close, volume FROM candles ${where.sql()}
-     ORDER BY date ${newestFirst ? 'DESC' : 'ASC'} LIMIT ${limit}`,
+  const rows = await db.query<JsonList>(
+    prepared(`SELECT ${jsonArray(CANDLE_JSON, 'k.date')} AS json, count(*)::int AS count
+     FROM (SELECT date, open, high, low, close, adj_close, volume FROM candles ${where.sql()}
+           ORDER BY date ${newestFirst ? 'DESC' : 'ASC'} LIMIT ${limit}) k`),
     where.params,
   );
-  return newestFirst ? rows.reverse() : rows;
+  return jsonList(rows);
 }
+
+const CANDLE_JSON = jsonObject([
+  ['date', jsonString('k.date')],
+  ...(['open', 'high', 'low', 'close', 'adj_close'] as const).map((c): [string, string] => [
+    c,
+    jsonNumber(`k.${c}`),
+  ]),
+  ['volume', jsonInteger('k.volume')],
+]);
 
 export async function hasCandles(db: Queryable, ticker: string): Promise<boolean> {
   const rows = await db.query('SELECT 1 FROM candles WHERE ticker = $1 LIMIT 1', [ticker]);
@@ -80,18 +102,57 @@ export interface RegimeFilter {
   limit: number;
 }
 
-export async function listRegimes(db: Queryable, filter: RegimeFilter): Promise<RegimeDto[]> {
+/**
+ * Regimes newest first as the API's JSON (schema `Regime`). A regime is its award date's (the regimes
+ * view, migration 008), so a page repeats a few market states: each distinct one is written once.
+ */
+export async function regimesJson(db: Queryable, filter: RegimeFilter): Promise<JsonList> {
   const where = new Where()
     .add((p) => `contract_id = ${p}`, filter.contractId)
     .add((p) => `dominant = ${p}`, filter.dominant);
   const limit = where.next(filter.limit);
-  return db.query<RegimeDto>(
-    `SELECT contract_id, ticker, as_of, benchmark, dominant, scores, features, engine_version FROM regimes
-     ${where.sql()} ORDER BY as_of DESC, contract_id DESC LIMIT ${limit}`,
+  const rows = await db.query<JsonList>(
+    prepared(`WITH page AS MATERIALIZED (
+       SELECT contract_id, ticker, as_of, benchmark, dominant, scores, features, engine_version FROM regimes
+       ${where.sql()} ORDER BY as_of DESC, contract_id DESC LIMIT ${limit}
+     ), state AS MATERIALIZED (
+       SELECT m.scores, m.features, ${SCORES_JSON} AS scores_json, ${FEATURES_JSON} AS features_json
+       FROM (SELECT DISTINCT scores, features FROM page) m
+       CROSS JOIN LATERAL jsonb_to_record(m.scores)
+         AS sc(risk_on float8, risk_off float8, high_volatility float8, range_bound float8)
+     )
+     SELECT ${jsonArray(REGIME_JSON, 'r.as_of DESC, r.contract_id DESC')} AS json, count(*)::int AS count
+     FROM page r JOIN state m ON m.scores = r.scores AND m.features = r.features`),
     where.params,
   );
+  return jsonList(rows);
 }
 
+/** `scores` in the schema's key order. */
+const SCORES_JSON = jsonObject(
+  REGIME_NAMES.map((name): [string, string] => [name, jsonNumber(`sc.${name}`)]),
+);
+
+/** `features` in its stored order (jsonb's, which JSON.parse kept). */
+const FEATURES_JSON = `(SELECT '{' || coalesce(string_agg(to_json(f.key)::text || ':' || ${jsonNumber('f.value::float8')}, ',' ORDER BY f.n), '') || '}'
+  FROM jsonb_each_text(m.features) WITH ORDINALITY AS f(key, value, n))`;
+
+const REGIME_JSON = jsonObject([
+  ['contract_id', jsonString('r.contract_id')],
+  ['ticker', jsonString('r.ticker')],
+  ['as_of', jsonString('r.as_of')],
+  ['benchmark', jsonString('r.benchmark')],
+  ['dominant', jsonString('r.dominant')],
+  ['scores', 'm.scores_json'],
+  ['features', 'm.features_json'],
+  ['engine_version', jsonString('r.engine_version')],
+]);
+
 export async function getRegime(db: Queryable, contractId: string): Promise<RegimeDto | null> {
-  return (await listRegimes(db, { contractId, limit: 1 }))[0] ?? null;
+  const rows = await db.query<RegimeDto>(
+    `SELECT contract_id, ticker, as_of, benchmark, dominant, scores, features, engine_version FROM regimes
+     WHERE contract_id = $1`,
+    [contractId],
+  );
+  return rows[0] ?? null;
 }

@@ -1,14 +1,8 @@
-import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
-import type { Queryable } from './db.ts';
+import type { SignalDto } from '../http/schemas/resources.ts';
+import { prepared, type Queryable } from './db.ts';
 import { Where } from './events.ts';
-import {
-  CONTRACT_COLUMNS,
-  type ContractRow,
-  type SignalRow,
-  signalColumns,
-  toContract,
-  toSignal,
-} from './rows.ts';
+import { type JsonList, jsonArray, jsonList } from './json.ts';
+import { CONTRACT_JSON, type SignalRow, signalColumns, signalJson, toSignal, widened } from './rows.ts';
 
 export interface SignalFilter {
   engine: string;
@@ -24,11 +18,11 @@ export interface SignalFilter {
 /** The leading key of the signals list's indexes: must match migration 011's expression exactly. */
 const ENGINE_HASH = (name: string, version: string) => `hashtext(${name} || '@' || ${version})`;
 
-/** Signals of one engine version, best first. */
-export async function listSignals(
-  db: Queryable,
-  filter: SignalFilter,
-): Promise<{ signal: SignalDto; contract: ContractDto }[]> {
+/**
+ * Signals of one engine version, best first, each with its contract, as the API's JSON (schema
+ * `SignalItem`).
+ */
+export async function signalsJson(db: Queryable, filter: SignalFilter): Promise<JsonList> {
   const where = new Where();
   const engine = where.next(filter.engine);
   const version = where.next(filter.engineVersion);
@@ -44,18 +38,15 @@ export async function listSignals(
     .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since);
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
-  const rows = await db.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)}
+  const item = `'{"signal":' || ${signalJson(filter.withRationale)} || ',"contract":' || ${CONTRACT_JSON} || '}'`;
+  const rows = await db.query<JsonList>(
+    prepared(`SELECT ${jsonArray(item, 's.signal_score DESC, s.computed_at DESC, s.id')} AS json, count(*)::int AS count
      FROM (SELECT s.* FROM signals s ${where.sql()}
            ORDER BY s.signal_score DESC, s.computed_at DESC, s.id LIMIT ${limit} OFFSET ${offset}) s
-     JOIN contracts c ON c.id = s.contract_id
-     ORDER BY s.signal_score DESC, s.computed_at DESC, s.id`,
+     JOIN contracts c ON c.id = s.contract_id`),
     where.params,
   );
-  return rows.flatMap((row) => {
-    const signal = toSignal(row);
-    return signal ? [{ signal, contract: toContract(row) }] : [];
-  });
+  return widened(jsonList(rows), filter.withRationale);
 }
 
 /** The most recent signal of an engine (any version) on a contract. */

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ENGINES } from '../../src/domain/engines/index.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
-import { listSignals, type SignalFilter } from '../../src/store/signals.ts';
+import { type SignalFilter, signalsJson } from '../../src/store/signals.ts';
 import { joinIds, storedContractsAmong } from '../../src/store/writes.ts';
 import { seededDb } from '../support/db.ts';
 
@@ -47,14 +47,14 @@ describe('the signals list reads its indexes in order', () => {
   // The query has to repeat the index's leading expression (migration 011) word for word; if the two
   // drift apart the planner can no longer use the index and sorts the engine's every signal instead.
   test('ranked: signals_ranked, no sort', async () => {
-    const [plan] = await plansOf(db, (q) => listSignals(q, filter({ minScore: 10 })));
+    const [plan] = await plansOf(db, (q) => signalsJson(q, filter({ minScore: 10 })));
     assert.match(plan ?? '', /Index Scan using signals_ranked on signals/);
     assert.match(plan ?? '', /hashtext/);
     assert.doesNotMatch(plan ?? '', /Sort Key: s\.signal_score/);
   });
 
   test('by ticker: signals_by_ticker, no sort', async () => {
-    const [plan] = await plansOf(db, (q) => listSignals(q, filter({ ticker: 'LMT' })));
+    const [plan] = await plansOf(db, (q) => signalsJson(q, filter({ ticker: 'LMT' })));
     assert.match(plan ?? '', /Index Scan using signals_by_ticker on signals/);
     assert.doesNotMatch(plan ?? '', /Sort Key: s\.signal_score/);
   });

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { RationaleItem } from '../../src/domain/types.ts';
-import { decodeRationale, encodeRationale } from '../../src/store/rows.ts';
+import { decodeRationale, encodeRationale, widenRationales } from '../../src/store/rows.ts';
 
 const item = (rule: string, value: number, detail: string): RationaleItem => ({
   rule,
@@ -58,5 +58,46 @@ test('the rows after a shared prefix are reused only when every one of them is t
   ] as RationaleItem[][][]) {
     assert.equal(encodeRationale(base ?? []), plain(base ?? []));
     assert.equal(encodeRationale(extended ?? []), plain(extended ?? []));
+  }
+});
+
+test('stored rationales in JSON text are widened to the API objects, the fields copied as stored', () => {
+  const rows = [
+    item('award_size', 1e-7, 'quote " back\\ ], [ "rationale":[["x"]] ×'),
+    item('big', 1e21, ''),
+    item('a\\', 0, '\\'),
+  ];
+  const stored = encodeRationale(rows);
+  const text = `{"data":[{"signal":{"id":"1","rationale":${stored}}},{"signal":{"id":"2","rationale":[]}},{"d":"\\"rationale\\":[1]"}]}`;
+  const widened = widenRationales(text);
+  assert.equal(
+    widened,
+    JSON.stringify(
+      JSON.parse(text, (key, value) =>
+        key === 'rationale' ? decodeRationale(JSON.stringify(value)) : value,
+      ),
+    ),
+  );
+  assert.deepEqual(JSON.parse(widened).data[0].signal.rationale, rows);
+  assert.equal(widenRationales('{"data":[]}'), '{"data":[]}');
+});
+
+test('rationales migration 009 rewrote from jsonb (a space after each comma) are widened too', () => {
+  const legacy =
+    '[["agency", 10, 1, 10, "Department of Defense (defense)"], ["rule, \\"two\\"", 5, 0.5, 2.5, "x"]]';
+  const widened = widenRationales(`{"rationale":${legacy}}`);
+  assert.deepEqual(JSON.parse(widened).rationale, decodeRationale(legacy));
+});
+
+test('a rationale that is not rows of five fields is refused, not written half-converted', () => {
+  for (const stored of [
+    '[["a",1,2,3]]',
+    '[["a",1,2,3,"d",6]]',
+    '[["a",[1],2,3,"d"]]',
+    '{}',
+    '[["a",1,2,3,"d"]',
+    '[["a",1,2,3,"d]]',
+  ]) {
+    assert.throws(() => widenRationales(`{"rationale":${stored}}`), /stored rationale malformed/, stored);
   }
 });

@@ -3,12 +3,13 @@ import { decay } from '../../domain/decay.ts';
 import { CLASSIFICATION_LABELS } from '../../domain/types.ts';
 import { weeklyBars, weeklyWindow } from '../../domain/weekly.ts';
 import { scoreContract } from '../../pipeline/score.ts';
-import { getEvent, listEvents } from '../../store/events.ts';
+import { eventsJson, getEvent } from '../../store/events.ts';
 import { candleSeries, getRegime } from '../../store/market.ts';
 import { latestSignal } from '../../store/signals.ts';
 import { access, cached } from '../access.ts';
 import { showsRationale } from '../auth.ts';
 import { errors } from '../errors.ts';
+import { pageJson, sendJson } from '../json-body.ts';
 import { checkDateRange, pickEngine, upper, visibleSignal } from '../params.ts';
 import {
   DateString,
@@ -62,20 +63,17 @@ export function registerEvents(app: App, services: Services): void {
           response: { 200: EventList, ...errorResponses(400) },
         },
       },
-      async (request) => {
+      async (request, reply) => {
         const q = request.query;
         checkDateRange(q.from, q.to);
         const engine = pickEngine(request, q.engine);
-        const data = await listEvents(db, {
+        const list = await eventsJson(db, {
           ...q,
           ticker: upper(q.ticker),
           engine: engine.name,
           withRationale: showsRationale(request),
         });
-        return {
-          data: data.map((item) => ({ ...item, signal: item.signal && visibleSignal(request, item.signal) })),
-          pagination: { limit: q.limit, offset: q.offset, count: data.length },
-        };
+        return sendJson(reply, pageJson(list, q.limit, q.offset));
       },
     );
   }

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
-import { hasCandles, listCandles } from '../../store/market.ts';
+import { candlesJson, hasCandles } from '../../store/market.ts';
 import { access, cached } from '../access.ts';
 import { errors } from '../errors.ts';
+import { sendJson } from '../json-body.ts';
 import { checkDateRange } from '../params.ts';
 import { DateString, errorResponses, Limit, Query, TickerParam } from '../schemas/common.ts';
 import { CandleList } from '../schemas/resources.ts';
@@ -29,13 +30,13 @@ export function registerMarket(app: App, { db }: Services): void {
         response: { 200: CandleList, ...errorResponses(400, 404) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const ticker = request.params.ticker.toUpperCase();
       const q = request.query;
       checkDateRange(q.from, q.to);
-      const candles = await listCandles(db, ticker, q);
-      if (candles.length === 0 && !(await hasCandles(db, ticker))) throw errors.unknownTicker(ticker);
-      return candles;
+      const candles = await candlesJson(db, ticker, q);
+      if (candles.count === 0 && !(await hasCandles(db, ticker))) throw errors.unknownTicker(ticker);
+      return sendJson(reply, candles.json);
     },
   );
 
@@ -54,14 +55,15 @@ export function registerMarket(app: App, { db }: Services): void {
         response: { 200: CandleList, ...errorResponses(400) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       const ticker = q.ticker.toUpperCase();
       if (!(BENCHMARKS as readonly string[]).includes(ticker)) {
         throw errors.invalidParameter('ticker', `must be one of ${BENCHMARKS.join(', ')}`);
       }
       checkDateRange(q.from, q.to);
-      return listCandles(db, ticker, { from: q.from, to: q.to, limit: MAX_CANDLES });
+      const candles = await candlesJson(db, ticker, { from: q.from, to: q.to, limit: MAX_CANDLES });
+      return sendJson(reply, candles.json);
     },
   );
 }

@@ -1,7 +1,8 @@
 import { Type } from 'typebox';
 import { REGIME_NAMES } from '../../domain/types.ts';
-import { listRegimes } from '../../store/market.ts';
+import { regimesJson } from '../../store/market.ts';
 import { access, cached } from '../access.ts';
+import { pageJson, sendJson } from '../json-body.ts';
 import { errorResponses, Limit, Query, StringEnum, Text } from '../schemas/common.ts';
 import { Predictions, RegimeList } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
@@ -22,10 +23,10 @@ export function registerRegimes(app: App, { db }: Services): void {
         response: { 200: RegimeList, ...errorResponses(400) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
-      const data = await listRegimes(db, { contractId: q.contract_id, dominant: q.dominant, limit: q.limit });
-      return { data, pagination: { limit: q.limit, offset: 0, count: data.length } };
+      const list = await regimesJson(db, { contractId: q.contract_id, dominant: q.dominant, limit: q.limit });
+      return sendJson(reply, pageJson(list, q.limit, 0));
     },
   );
 

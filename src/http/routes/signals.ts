@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
-import { listSignals } from '../../store/signals.ts';
+import { signalsJson } from '../../store/signals.ts';
 import { access, cached } from '../access.ts';
 import { showsRationale } from '../auth.ts';
-import { pickEngine, upper, visibleSignal } from '../params.ts';
+import { pageJson, sendJson } from '../json-body.ts';
+import { pickEngine, upper } from '../params.ts';
 import { EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
 import { SignalList } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
@@ -30,10 +31,10 @@ export function registerSignals(app: App, { db }: Services): void {
         response: { 200: SignalList, ...errorResponses(400) },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const q = request.query;
       const engine = pickEngine(request, q.engine);
-      const data = await listSignals(db, {
+      const list = await signalsJson(db, {
         engine: engine.name,
         withRationale: showsRationale(request),
         engineVersion: engine.version,
@@ -43,11 +44,7 @@ export function registerSignals(app: App, { db }: Services): void {
         limit: q.limit,
         offset: q.offset,
       });
-      const items = data.map(({ signal, contract }) => ({
-        signal: visibleSignal(request, signal),
-        contract,
-      }));
-      return { data: items, pagination: { limit: q.limit, offset: q.offset, count: items.length } };
+      return sendJson(reply, pageJson(list, q.limit, q.offset));
     },
   );
 }

@@ -1,0 +1,15 @@
+import type { FastifyReply } from 'fastify';
+import type { JsonList } from '../store/json.ts';
+
+/**
+ * Sends JSON text the database wrote (src/store/json.ts) as the body, as it is. Fastify serializes only
+ * payloads that are not strings, so the route's response schema documents the body (OpenAPI) and never
+ * re-serializes it; the content type is the one Fastify gives the JSON it serializes.
+ */
+export async function sendJson(reply: FastifyReply, json: string): Promise<void> {
+  await reply.type('application/json; charset=utf-8').send(json);
+}
+
+/** A list endpoint's body (schema `…List`): its items as written, and the page they are. */
+export const pageJson = (list: JsonList, limit: number, offset: number): string =>
+  `{"data":${list.json},"pagination":{"limit":${limit},"offset":${offset},"count":${list.count}}}`;

@@ -1,0 +1,257 @@
+/**
+ * The read path the list endpoints had before their JSON was written by PostgreSQL (src/store/json.ts):
+ * rows → objects → Fastify's serializer against the route's response schema. Kept as the reference the
+ * new path is checked against (test/http/json-lists.test.ts), for valid requests answered 200.
+ */
+import Fastify, { type FastifyInstance } from 'fastify';
+import type { TSchema } from 'typebox';
+import { defaultEngine, getEngine } from '../../src/domain/engines/index.ts';
+import { type Plan, reachesTier } from '../../src/domain/plans.ts';
+import {
+  type CandleDto,
+  CandleList,
+  type ContractDto,
+  EventList,
+  type RegimeDto,
+  RegimeList,
+  type SignalDto,
+  SignalList,
+} from '../../src/http/schemas/resources.ts';
+import type { Queryable } from '../../src/store/db.ts';
+import { Where } from '../../src/store/events.ts';
+import {
+  CONTRACT_COLUMNS,
+  type ContractRow,
+  type SignalRow,
+  signalColumns,
+  toContract,
+  toSignal,
+} from '../../src/store/rows.ts';
+
+const LATEST_SIGNAL = (engine: string) => `LEFT JOIN LATERAL (
+    SELECT * FROM signals s0 WHERE s0.contract_id = c.id AND s0.engine_name = ${engine}
+    ORDER BY s0.computed_at DESC LIMIT 1
+  ) s ON true`;
+
+async function listEvents(
+  db: Queryable,
+  filter: {
+    engine: string;
+    withRationale: boolean;
+    ticker?: string;
+    agency?: string;
+    classification?: string;
+    from?: string;
+    to?: string;
+    limit: number;
+    offset: number;
+  },
+): Promise<{ contract: ContractDto; signal: SignalDto | null }[]> {
+  const where = new Where()
+    .add((p) => `c.ticker = ${p}`, filter.ticker)
+    .add((p) => `lower(c.awarding_agency) = lower(${p})`, filter.agency)
+    .add((p) => `c.nlp_classification = ${p}`, filter.classification)
+    .add((p) => `c.award_date >= ${p}::date`, filter.from)
+    .add((p) => `c.award_date <= ${p}::date`, filter.to);
+  where.clauses.unshift('c.ticker IS NOT NULL');
+  const engine = where.next(filter.engine);
+  const limit = where.next(filter.limit);
+  const offset = where.next(filter.offset);
+  const rows = await db.query<ContractRow & SignalRow>(
+    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)}
+     FROM (SELECT c.* FROM contracts c ${where.sql()}
+           ORDER BY c.award_date DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}) c
+     ${LATEST_SIGNAL(engine)}
+     ORDER BY c.award_date DESC, c.id DESC`,
+    where.params,
+  );
+  return rows.map((row) => ({ contract: toContract(row), signal: toSignal(row) }));
+}
+
+const ENGINE_HASH = (name: string, version: string) => `hashtext(${name} || '@' || ${version})`;
+
+async function listSignals(
+  db: Queryable,
+  filter: {
+    engine: string;
+    withRationale: boolean;
+    engineVersion: string;
+    minScore?: number;
+    ticker?: string;
+    since?: string;
+    limit: number;
+    offset: number;
+  },
+): Promise<{ signal: SignalDto; contract: ContractDto }[]> {
+  const where = new Where();
+  const engine = where.next(filter.engine);
+  const version = where.next(filter.engineVersion);
+  where.clauses.push(
+    `s.engine_name = ${engine}`,
+    `s.engine_version = ${version}`,
+    `${ENGINE_HASH('s.engine_name', 's.engine_version')} = ${ENGINE_HASH(`${engine}::text`, `${version}::text`)}`,
+  );
+  where
+    .add((p) => `s.signal_score >= ${p}`, filter.minScore)
+    .add((p) => `s.ticker = ${p}`, filter.ticker)
+    .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since);
+  const limit = where.next(filter.limit);
+  const offset = where.next(filter.offset);
+  const rows = await db.query<ContractRow & SignalRow>(
+    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)}
+     FROM (SELECT s.* FROM signals s ${where.sql()}
+           ORDER BY s.signal_score DESC, s.computed_at DESC, s.id LIMIT ${limit} OFFSET ${offset}) s
+     JOIN contracts c ON c.id = s.contract_id
+     ORDER BY s.signal_score DESC, s.computed_at DESC, s.id`,
+    where.params,
+  );
+  return rows.flatMap((row) => {
+    const signal = toSignal(row);
+    return signal ? [{ signal, contract: toContract(row) }] : [];
+  });
+}
+
+async function listCandles(
+  db: Queryable,
+  ticker: string,
+  range: { from?: string; to?: string; limit: number },
+): Promise<CandleDto[]> {
+  const where = new Where()
+    .add((p) => `ticker = ${p}`, ticker)
+    .add((p) => `date >= ${p}::date`, range.from)
+    .add((p) => `date <= ${p}::date`, range.to);
+  const limit = where.next(range.limit);
+  const newestFirst = range.from === undefined;
+  const rows = await db.query<CandleDto>(
+    `SELECT date, open, high, low, close, adj_close, volume FROM candles ${where.sql()}
+     ORDER BY date ${newestFirst ? 'DESC' : 'ASC'} LIMIT ${limit}`,
+    where.params,
+  );
+  return newestFirst ? rows.reverse() : rows;
+}
+
+async function listRegimes(
+  db: Queryable,
+  filter: { contractId?: string; dominant?: string; limit: number },
+): Promise<RegimeDto[]> {
+  const where = new Where()
+    .add((p) => `contract_id = ${p}`, filter.contractId)
+    .add((p) => `dominant = ${p}`, filter.dominant);
+  const limit = where.next(filter.limit);
+  return db.query<RegimeDto>(
+    `SELECT contract_id, ticker, as_of, benchmark, dominant, scores, features, engine_version FROM regimes
+     ${where.sql()} ORDER BY as_of DESC, contract_id DESC LIMIT ${limit}`,
+    where.params,
+  );
+}
+
+/** The old handlers' objects for a valid list URL, with the response schema they were serialized by. */
+async function legacyObjects(
+  db: Queryable,
+  url: string,
+  plan: Plan,
+): Promise<{ schema: TSchema; value: unknown }> {
+  const { pathname, searchParams: q } = new URL(url, 'http://localhost');
+  const text = (name: string) => q.get(name) ?? undefined;
+  const int = (name: string, fallback?: number) => (q.has(name) ? Number(q.get(name)) : fallback);
+  const limit = int('limit', 50) as number;
+  const offset = int('offset', 0) as number;
+  const withRationale = reachesTier(plan, 'intelligence');
+  const engine = (() => {
+    const name = text('engine');
+    const found = name === undefined ? defaultEngine() : getEngine(name);
+    if (!found) throw new Error(`unknown engine in ${url}`);
+    return found;
+  })();
+  const pagination = (count: number, at = offset) => ({ limit, offset: at, count });
+  if (pathname === '/api/v1/events' || pathname === '/api/v1/contracts') {
+    const data = await listEvents(db, {
+      engine: engine.name,
+      withRationale,
+      ticker: text('ticker')?.toUpperCase(),
+      agency: text('agency'),
+      classification: text('classification'),
+      from: text('from'),
+      to: text('to'),
+      limit,
+      offset,
+    });
+    const items = data.map((item) => ({
+      ...item,
+      signal: item.signal && visible(item.signal, withRationale),
+    }));
+    return { schema: EventList, value: { data: items, pagination: pagination(items.length) } };
+  }
+  if (pathname === '/api/v1/signals') {
+    const data = await listSignals(db, {
+      engine: engine.name,
+      engineVersion: engine.version,
+      withRationale,
+      minScore: int('min_score'),
+      ticker: text('ticker')?.toUpperCase(),
+      since: text('since'),
+      limit,
+      offset,
+    });
+    const items = data.map(({ signal, contract }) => ({ signal: visible(signal, withRationale), contract }));
+    return { schema: SignalList, value: { data: items, pagination: pagination(items.length) } };
+  }
+  if (pathname === '/api/v1/regimes') {
+    const data = await listRegimes(db, {
+      contractId: text('contract_id'),
+      dominant: text('dominant'),
+      limit,
+    });
+    return { schema: RegimeList, value: { data, pagination: pagination(data.length, 0) } };
+  }
+  const candles = /^\/api\/v1\/market\/candles\/([^/]+)$/.exec(pathname);
+  if (candles?.[1]) {
+    const ticker = decodeURIComponent(candles[1]).toUpperCase();
+    const value = await listCandles(db, ticker, {
+      from: text('from'),
+      to: text('to'),
+      limit: int('limit', 500) as number,
+    });
+    return { schema: CandleList, value };
+  }
+  if (pathname === '/api/v1/benchmarks') {
+    const ticker = (text('ticker') ?? '').toUpperCase();
+    const value = await listCandles(db, ticker, { from: text('from'), to: text('to'), limit: 5000 });
+    return { schema: CandleList, value };
+  }
+  throw new Error(`no legacy path for ${url}`);
+}
+
+function visible<T extends { rationale?: unknown }>(signal: T, withRationale: boolean): T {
+  if (withRationale) return signal;
+  const { rationale: _hidden, ...rest } = signal;
+  return rest as T;
+}
+
+/**
+ * The old body of each valid list URL, serialized as the routes did: by Fastify, against the route's
+ * response schema (a small app with one route per schema, answering the value it is handed).
+ */
+export async function legacyBodies(db: Queryable): Promise<{
+  body(url: string, plan: Plan): Promise<{ body: string; contentType: string }>;
+  close(): Promise<void>;
+}> {
+  const app: FastifyInstance = Fastify();
+  const schemas: TSchema[] = [EventList, SignalList, RegimeList, CandleList];
+  let next: unknown;
+  for (const [i, schema] of schemas.entries()) {
+    app.get(`/${i}`, { schema: { response: { 200: schema } } }, async () => next);
+  }
+  await app.ready();
+  return {
+    async body(url, plan) {
+      const { schema, value } = await legacyObjects(db, url, plan);
+      next = value;
+      const res = await app.inject({ method: 'GET', url: `/${schemas.indexOf(schema)}` });
+      if (res.statusCode !== 200)
+        throw new Error(`legacy serialization of ${url}: ${res.statusCode} ${res.body}`);
+      return { body: res.body, contentType: String(res.headers['content-type']) };
+    },
+    close: () => app.close(),
+  };
+}
