@@ -1,8 +1,10 @@
+import cluster from 'node:cluster';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { buildApp } from './app.ts';
 import { evaluateCommand } from './cli-evaluate.ts';
 import { CommandFailed, ingestCommands } from './cli-ingest.ts';
+import { runServeWorker, serveCluster, workerCount } from './cluster.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './domain/passwords.ts';
 import { isPlan, PLANS, SCOPES, type Scope } from './domain/plans.ts';
@@ -18,9 +20,10 @@ import { migrate } from './store/migrate.ts';
 const USAGE = `usage: market-intel <command> [options]
 
 commands:
-  serve [--port N] [--no-seed] [--no-worker]
+  serve [--port N] [--workers N] [--no-seed] [--no-worker]
                                  migrate, seed an empty database, serve the API (and deliver
-                                 webhooks, unless --no-worker)
+                                 webhooks, unless --no-worker) from N HTTP worker processes
+                                 (default HTTP_WORKERS, else one per core; embedded mode: one)
   worker                         only deliver webhooks (cluster mode: beside serve --no-worker)
   migrate                        apply pending SQL migrations
   seed                           load the shipped demo data (idempotent)
@@ -62,12 +65,20 @@ const commands: Record<string, (args: string[], config: Config) => Promise<void>
   async serve(args, config) {
     const { values } = parseArgs({
       args,
-      options: { port: { type: 'string' }, 'no-seed': { type: 'boolean' }, 'no-worker': { type: 'boolean' } },
+      options: {
+        port: { type: 'string' },
+        workers: { type: 'string' },
+        'no-seed': { type: 'boolean' },
+        'no-worker': { type: 'boolean' },
+      },
     });
     const port = values.port === undefined ? config.port : Number(values.port);
     if (!Number.isInteger(port) || port < 0 || port > 65535)
       throw new ConfigError('--port', 'expected 0..65535');
-    await serve({ ...config, port }, { seedIfEmpty: !values['no-seed'], worker: !values['no-worker'] });
+    const workers = workerCount(config, values.workers);
+    const options = { seedIfEmpty: !values['no-seed'], worker: !values['no-worker'] };
+    if (workers === 1) await serve({ ...config, port }, options);
+    else await serveCluster({ ...config, port }, options, workers);
   },
   async worker(args, config) {
     parseArgs({ args, options: {} });
@@ -205,6 +216,11 @@ export async function main(argv: string[]): Promise<number> {
       name && name !== 'help' && name !== '--help' ? `unknown command: ${name}\n\n${USAGE}` : USAGE,
     );
     return name && name !== 'help' && name !== '--help' ? 2 : 0;
+  }
+  // A worker forked by `serve --workers N` takes its configuration from the primary, not its environment.
+  if (name === 'serve' && cluster.isWorker) {
+    await runServeWorker();
+    return 0;
   }
   try {
     await command(args, await resolveSecretKey(loadConfig(), name));

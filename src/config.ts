@@ -18,6 +18,8 @@ export interface Config {
   usaspendingBaseUrl: string;
   /** Interval of the in-process USASpending ingest, in ms; null when off (the default). */
   ingestSchedule: number | null;
+  /** HTTP worker processes of `serve` (HTTP_WORKERS); null: the default, one per core (see cluster.ts). */
+  httpWorkers: number | null;
 }
 
 export class ConfigError extends Error {
@@ -30,6 +32,9 @@ export class ConfigError extends Error {
 }
 
 type Env = Record<string, string | undefined>;
+
+/** The most HTTP workers `serve` runs (`--workers`, HTTP_WORKERS). */
+export const MAX_HTTP_WORKERS = 64;
 
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
@@ -132,5 +137,7 @@ export function loadConfig(env: Env = process.env): Config {
     usaspendingBaseUrl:
       url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',
     ingestSchedule: parseSchedule(text(env, 'INGEST_SCHEDULE')),
+    httpWorkers:
+      text(env, 'HTTP_WORKERS') === null ? null : integer(env, 'HTTP_WORKERS', 1, 1, MAX_HTTP_WORKERS),
   };
 }

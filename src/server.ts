@@ -1,5 +1,6 @@
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
+import type { RateLimiter } from './infra/limiter.ts';
 import { type Scheduler, startIngestScheduler } from './pipeline/scheduler.ts';
 import { isEmpty, seed } from './pipeline/seed.ts';
 import type { Db } from './store/db.ts';
@@ -10,13 +11,26 @@ import { DeliveryWorker } from './webhooks/worker.ts';
 export interface ServeOptions {
   /** Seeds the demo data into an empty database (the default for `npm start`). */
   seedIfEmpty: boolean;
-  /** Runs the webhook delivery worker in this process (false for `serve --no-worker`). */
+  /**
+   * Delivers webhooks and runs the ingest schedule — in this process, or in one worker of a cluster
+   * (false for `serve --no-worker`).
+   */
   worker: boolean;
 }
 
 /** Opens storage, migrates, seeds an empty database, listens, and shuts down cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, options: ServeOptions): Promise<void> {
   const db: Db = await openDb(config);
+  await prepare(db, config, options);
+  await listen(config, db, { background: options.worker });
+}
+
+/** Migrates, and seeds an empty database when asked; closes `db` when either fails. */
+export async function prepare(
+  db: Db,
+  config: Config,
+  options: Pick<ServeOptions, 'seedIfEmpty'>,
+): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   try {
     const applied = await migrate(db);
@@ -29,7 +43,26 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     await db.close();
     throw error;
   }
-  const app = await buildApp({ config, db, webhooks: { worker: options.worker } });
+}
+
+export interface ListenOptions {
+  /** Delivers webhooks and runs the ingest schedule in this process (one process of a cluster). */
+  background: boolean;
+  /** Used instead of the app's own limiter (a cluster worker's IPC limiter); closed at shutdown. */
+  limiter?: RateLimiter;
+}
+
+/**
+ * Builds the app on a prepared `db`, listens, starts the background work when asked, and on
+ * SIGINT/SIGTERM stops it, drains the requests in flight, closes `db` and exits 0.
+ */
+export async function listen(config: Config, db: Db, options: ListenOptions): Promise<void> {
+  const app = await buildApp({
+    config,
+    db,
+    limiter: options.limiter,
+    webhooks: { worker: options.background },
+  });
   let closing = false;
   let scheduler: Scheduler | null = null;
   const shutdown = async (signal: string) => {
@@ -40,6 +73,7 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
     try {
       await scheduler?.stop();
       await app.close();
+      await options.limiter?.close();
       await db.close();
     } finally {
       clearTimeout(timer);
@@ -50,11 +84,12 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   process.once('SIGTERM', () => void shutdown('SIGTERM'));
   await app.listen({ port: config.port, host: config.host });
   // Scheduled ingest is background work: it runs where the worker runs, not on `serve --no-worker`.
-  if (options.worker && !closing) {
+  if (options.background && !closing) {
     scheduler = startIngestScheduler(db, config, {
       info: (message) => app.log.info(message),
       error: (message) => app.log.error(message),
     });
+    app.log.info({ ingestSchedule: scheduler !== null }, 'webhook delivery runs in this process');
   }
 }
 

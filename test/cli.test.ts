@@ -46,6 +46,12 @@ describe('CLI in embedded mode', () => {
     const badPort = await cli(['serve', '--port', 'x'], { ...env, PORT: 'eighty' });
     assert.equal(badPort.code, 2);
     assert.match(badPort.stderr, /invalid PORT/);
+    const noWorkers = await cli(['serve', '--workers', '0'], env);
+    assert.equal(noWorkers.code, 2);
+    assert.match(noWorkers.stderr, /invalid --workers: expected 1\.\.64/);
+    const embeddedCluster = await cli(['serve', '--workers', '2'], env);
+    assert.equal(embeddedCluster.code, 2);
+    assert.match(embeddedCluster.stderr, /invalid --workers: several HTTP workers need DATABASE_URL/);
   });
 
   test('a write while the server holds the data directory stops at once and points to the admin API', async () => {

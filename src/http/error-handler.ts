@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { QueueFullError } from '../domain/work-queue.ts';
+import { LimiterUnavailableError } from '../infra/limiter.ts';
 import { AccountRuleError } from '../services/accounts.ts';
 import { ApiError, errors } from './errors.ts';
 import type { App } from './types.ts';
@@ -62,6 +63,7 @@ export function toApiError(error: FastifyError, request?: FastifyRequest): ApiEr
   if (error instanceof ApiError) return error;
   if (error instanceof AccountRuleError) return new ApiError(RULE_CODES[error.kind], error.message);
   if (error instanceof QueueFullError) return errors.busy();
+  if (error instanceof LimiterUnavailableError) return errors.limiterUnavailable();
   if (error.validation) {
     return validationError(
       error.validation[0] as ValidationIssue | undefined,
@@ -111,6 +113,8 @@ export function installErrorHandling(app: App): void {
     const apiError = toApiError(error, request);
     // A 503 (busy, a dependency down) is expected under load; only the unexpected is an error.
     if (apiError.status === 500) request.log.error({ err: error }, 'request failed');
+    else if (error instanceof LimiterUnavailableError)
+      request.log.warn({ err: error }, 'rate limiter unavailable');
     void sendError(reply, request, apiError);
   });
 

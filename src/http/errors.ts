@@ -112,6 +112,9 @@ export const errors = {
       'retry-after': String(retryAfterSec),
     }),
   busy: () => new ApiError('unavailable', 'too busy right now; try again shortly', { 'retry-after': '1' }),
+  /** The rate limiter could not decide: refused rather than served uncounted. */
+  limiterUnavailable: () =>
+    new ApiError('unavailable', 'rate limiting is unavailable; try again shortly', { 'retry-after': '1' }),
   conflict: (message: string) => new ApiError('conflict', message),
   forbidden: (message: string) => new ApiError('forbidden', message),
   userNotFound: (id: string) => new ApiError('not_found', `user not found: ${id}`),

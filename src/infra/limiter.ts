@@ -46,3 +46,9 @@ export interface RateLimiter {
   reset(bucket: string): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * The limiter could not decide (its process did not answer in time, or is gone): the request is
+ * refused with a 503, never let through uncounted and never left waiting.
+ */
+export class LimiterUnavailableError extends Error {}

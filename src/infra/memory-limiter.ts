@@ -29,7 +29,8 @@ const INITIAL_CAPACITY = 8;
 /**
  * Exact sliding-log limiter for a single process (DESIGN §4). A request at `now` counts until
  * `now + windowMs`: it is admitted iff fewer than `limit` admitted requests have a timestamp in
- * `(now - windowMs, now]`. Refused requests are not recorded.
+ * `(now - windowMs, now]`. Refused requests are not recorded. In `serve --workers N` without Redis the
+ * primary holds the one instance and answers the workers over IPC (ipc-limiter.ts).
  */
 export class MemoryLimiter implements RateLimiter {
   readonly #logs = new Map<string, Log>();
@@ -46,45 +47,20 @@ export class MemoryLimiter implements RateLimiter {
   }
 
   hit(bucket: string, limit: number, windowMs: number, now = Date.now()): Promise<LimitDecision> {
-    return Promise.resolve(this.#take(bucket, limit, windowMs, now));
+    return Promise.resolve(this.hitSync(bucket, limit, windowMs, now));
   }
 
   backoff(bucket: string, policy: BackoffPolicy, now = Date.now(), peek = false): Promise<BackoffDecision> {
-    const log = this.#logs.get(bucket);
-    if (log) {
-      log.windowMs = policy.windowMs;
-      prune(log, now - policy.windowMs);
-    }
-    const counted = log?.size ?? 0;
-    const retryAt =
-      log && counted >= policy.free ? Math.max(now, newest(log) + backoffDelay(policy, counted)) : now;
-    const allowed = retryAt <= now;
-    if (allowed && !peek) {
-      const target = log ?? this.#create(bucket, policy.windowMs);
-      push(target, target.size > 0 ? Math.max(now, newest(target)) : now);
-    }
-    return Promise.resolve({ allowed, retryAt });
+    return Promise.resolve(this.backoffSync(bucket, policy, now, peek));
   }
 
   reset(bucket: string): Promise<void> {
-    this.#logs.delete(bucket);
+    this.resetSync(bucket);
     return Promise.resolve();
   }
 
-  /** Drops every bucket whose newest admitted request has left its window. */
-  sweep(now = Date.now()): void {
-    for (const [bucket, log] of this.#logs) {
-      if (log.size === 0 || newest(log) <= now - log.windowMs) this.#logs.delete(bucket);
-    }
-  }
-
-  close(): Promise<void> {
-    clearInterval(this.#timer);
-    this.#logs.clear();
-    return Promise.resolve();
-  }
-
-  #take(bucket: string, limit: number, windowMs: number, now: number): LimitDecision {
+  /** hit() without the promise: the cluster primary answers its workers with it (IPC limiter). */
+  hitSync(bucket: string, limit: number, windowMs: number, now = Date.now()): LimitDecision {
     const log = this.#logs.get(bucket);
     if (log) {
       log.windowMs = windowMs;
@@ -99,6 +75,41 @@ export class MemoryLimiter implements RateLimiter {
     // Keep the log sorted even if the clock steps back: such a request counts a little longer, never shorter.
     push(target, target.size > 0 ? Math.max(now, newest(target)) : now);
     return { allowed: true, limit, remaining: limit - target.size, resetAt: oldest(target) + windowMs };
+  }
+
+  /** backoff() without the promise; `policy` is not kept. */
+  backoffSync(bucket: string, policy: BackoffPolicy, now = Date.now(), peek = false): BackoffDecision {
+    const log = this.#logs.get(bucket);
+    if (log) {
+      log.windowMs = policy.windowMs;
+      prune(log, now - policy.windowMs);
+    }
+    const counted = log?.size ?? 0;
+    const retryAt =
+      log && counted >= policy.free ? Math.max(now, newest(log) + backoffDelay(policy, counted)) : now;
+    const allowed = retryAt <= now;
+    if (allowed && !peek) {
+      const target = log ?? this.#create(bucket, policy.windowMs);
+      push(target, target.size > 0 ? Math.max(now, newest(target)) : now);
+    }
+    return { allowed, retryAt };
+  }
+
+  resetSync(bucket: string): void {
+    this.#logs.delete(bucket);
+  }
+
+  /** Drops every bucket whose newest admitted request has left its window. */
+  sweep(now = Date.now()): void {
+    for (const [bucket, log] of this.#logs) {
+      if (log.size === 0 || newest(log) <= now - log.windowMs) this.#logs.delete(bucket);
+    }
+  }
+
+  close(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#logs.clear();
+    return Promise.resolve();
   }
 
   #create(bucket: string, windowMs: number): Log {

@@ -1,9 +1,11 @@
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { after, describe, test } from 'node:test';
+import { IpcLimiter, LimiterHost } from '../../src/infra/ipc-limiter.ts';
 import type { BackoffPolicy, RateLimiter } from '../../src/infra/limiter.ts';
 import { MemoryLimiter } from '../../src/infra/memory-limiter.ts';
 import { createRedisLimiter, type RedisLimiter } from '../../src/infra/redis-limiter.ts';
+import { FakeChannel } from '../support/fake-ipc.ts';
 
 const WINDOW = 60_000;
 const T0 = Date.UTC(2025, 0, 6, 12, 0, 0);
@@ -177,6 +179,32 @@ describe('MemoryLimiter', () => {
     await own.hit('x', 10, WINDOW);
     await own.close();
     assert.equal(own.bucketCount, 0);
+  });
+});
+
+describe('IpcLimiter', () => {
+  // Two workers' limiters asking one primary, each message JSON-encoded and delivered a turn later.
+  const host = new LimiterHost(new MemoryLimiter());
+  const workers = [new IpcLimiter(new FakeChannel(host)), new IpcLimiter(new FakeChannel(host))];
+  after(async () => {
+    await Promise.all(workers.map((w) => w.close()));
+    await host.close();
+  });
+  const pick = (i: number) => {
+    const limiter = workers[i % 2];
+    if (!limiter) throw new Error('no IPC limiter');
+    return limiter;
+  };
+  let n = 0;
+  sharedBehaviour(pick, () => `b${n++}`);
+
+  test('without `now`, the primary decides on its own clock', async () => {
+    const before = Date.now();
+    const d = await pick(0).hit('clock', 5, WINDOW);
+    assert.ok(d.resetAt >= before + WINDOW && d.resetAt <= Date.now() + WINDOW, `resetAt ${d.resetAt}`);
+    const b = await pick(1).backoff('clock-backoff', DELAY);
+    assert.equal(b.allowed, true);
+    assert.ok(b.retryAt >= before && b.retryAt <= Date.now());
   });
 });
 

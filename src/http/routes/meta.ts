@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { ENGINES } from '../../domain/engines/index.ts';
 import { access } from '../access.ts';
-import { errorResponses, Query } from '../schemas/common.ts';
+import { ErrorEnvelope, errorResponses, Query } from '../schemas/common.ts';
 import { Health } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
 
@@ -14,9 +14,14 @@ export function registerMeta(app: App, { db, now }: Services): void {
         tags: ['meta'],
         summary: 'Service health',
         description:
-          'Database connectivity and registered engine versions. No key required. 503 when not ok.',
+          'Database connectivity and registered engine versions. No key required. 503 when not ok, or ' +
+          'as an error envelope when rate limiting is unavailable.',
         querystring: Query({}),
-        response: { 200: Health, 503: Health, ...errorResponses(400) },
+        response: {
+          200: Health,
+          503: Type.Union([Health, ErrorEnvelope], { description: 'Not ok, or rate limiting unavailable' }),
+          ...errorResponses(400),
+        },
       },
     },
     async (_request, reply) => {

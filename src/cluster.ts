@@ -1,0 +1,224 @@
+/**
+ * `serve --workers N`: one primary process and N HTTP workers (node:cluster) listening on one port.
+ *
+ * The primary migrates and seeds once, then forks the workers and tells each its configuration (the
+ * one it resolved: a worker reads no environment or arguments of its own) and whether it is the one
+ * that delivers webhooks and runs the ingest schedule. Without Redis it also holds the rate limiter,
+ * answering the workers over IPC (infra/ipc-limiter.ts); it does nothing else, so those answers stay
+ * fast — the background work goes to a worker, not here. A worker that exits unasked is logged and
+ * replaced (the replacement takes over its role); SIGINT/SIGTERM stop every worker the way a single
+ * `serve` stops, then the primary exits 0.
+ */
+import cluster, { type Worker } from 'node:cluster';
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import { pino } from 'pino';
+import { CommandFailed } from './cli-ingest.ts';
+import { type Config, ConfigError, MAX_HTTP_WORKERS } from './config.ts';
+import { IpcLimiter, LimiterHost, processChannel } from './infra/ipc-limiter.ts';
+import { MemoryLimiter } from './infra/memory-limiter.ts';
+import { listen, prepare, type ServeOptions } from './server.ts';
+import { openDb } from './store/db.ts';
+
+const BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
+/** A worker asks for its assignment once it listens for it (messages sent earlier could be lost). */
+const HELLO = 'mi:hello';
+/** [ASSIGN, config, background]: the primary's answer. */
+const ASSIGN = 'mi:serve';
+/** How long stopping workers may take before they are killed (a worker's own limit is 10 s). */
+const STOP_GRACE_MS = 15_000;
+/** A worker that ran this long, listening, is replaced at once; one that died sooner is crash-looping. */
+const STEADY_MS = 10_000;
+/** Replacements of crash-looping workers wait 250 ms, 500 ms, … at most this. */
+const MAX_RESTART_DELAY_MS = 10_000;
+
+/**
+ * How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core. The embedded
+ * database (PGlite) belongs to one process, so embedded mode runs one and refuses more.
+ */
+export function workerCount(config: Config, flag: string | undefined): number {
+  let requested = config.httpWorkers;
+  if (flag !== undefined) {
+    const value = Number(flag);
+    if (!/^\d+$/.test(flag) || value < 1 || value > MAX_HTTP_WORKERS) {
+      throw new ConfigError('--workers', `expected 1..${MAX_HTTP_WORKERS}, got "${flag}"`);
+    }
+    requested = value;
+  }
+  if (config.databaseUrl === null) {
+    if (requested !== null && requested > 1) {
+      throw new ConfigError(
+        flag === undefined ? 'HTTP_WORKERS' : '--workers',
+        'several HTTP workers need DATABASE_URL (PostgreSQL): the embedded database belongs to one process',
+      );
+    }
+    return 1;
+  }
+  return requested ?? availableParallelism();
+}
+
+interface Seat {
+  /** Delivers webhooks and runs the ingest schedule; passed on to a replacement. */
+  background: boolean;
+  worker: Worker | null;
+  /** Has listened at least once (the cluster is up once every seat has). */
+  listened: boolean;
+  /** Workers in a row that died before running steadily: the next replacement waits longer. */
+  failures: number;
+  restart: NodeJS.Timeout | null;
+}
+
+/** The cluster primary. Resolves once every worker listens; rejects if one dies before it does. */
+export async function serveCluster(config: Config, options: ServeOptions, workers: number): Promise<void> {
+  const log = pino({ level: config.logLevel });
+  const db = await openDb(config);
+  await prepare(db, config, options);
+  // Kept open while the cluster runs: whatever the handle owns (a connection pool, an embedded server)
+  // outlives the workers that use the same database.
+  const host = config.redisUrl ? null : new LimiterHost(new MemoryLimiter());
+  cluster.setupPrimary({ exec: BIN, args: ['serve'] });
+
+  const seats: Seat[] = Array.from({ length: workers }, (_, i) => ({
+    background: options.worker && i === 0,
+    worker: null,
+    listened: false,
+    failures: 0,
+    restart: null,
+  }));
+  let up = false;
+  let closing = false;
+  let started: { resolve: () => void; reject: (error: Error) => void } | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    started = { resolve, reject };
+  });
+
+  const fork = (seat: Seat) => {
+    const worker = cluster.fork();
+    const pid = worker.process.pid;
+    const forkedAt = Date.now();
+    seat.worker = worker;
+    let listening = false;
+    worker.on('message', (message: unknown) => {
+      if (host?.handle(message, worker)) return;
+      if (Array.isArray(message) && message[0] === HELLO && worker.isConnected()) {
+        worker.send([ASSIGN, config, seat.background]);
+      }
+    });
+    worker.on('error', (error: Error) => log.warn({ err: error, worker: pid }, 'HTTP worker channel error'));
+    worker.on('listening', (address) => {
+      listening = true;
+      if (up) {
+        log.info({ worker: pid, background: seat.background }, 'replacement HTTP worker listening');
+        return;
+      }
+      seat.listened = true;
+      if (seats.every((s) => s.listened)) {
+        up = true;
+        const pids = seats.map((s) => s.worker?.process.pid);
+        log.info({ address, workers: pids }, `${workers} HTTP workers listening`);
+        started?.resolve();
+      }
+    });
+    worker.on('exit', (code: number | null, signal: string | null) => {
+      if (seat.worker === worker) seat.worker = null;
+      if (closing) return;
+      if (!up) {
+        started?.reject(
+          new CommandFailed(
+            `HTTP worker ${pid} exited (${signal ?? `code ${code}`}) before listening; see its error above`,
+          ),
+        );
+        return;
+      }
+      const steady = listening && Date.now() - forkedAt >= STEADY_MS;
+      if (steady) seat.failures = 0;
+      const delay = steady ? 0 : Math.min(MAX_RESTART_DELAY_MS, 250 * 2 ** seat.failures++);
+      log.error(
+        { worker: pid, code, signal, background: seat.background, restartInMs: delay },
+        'HTTP worker exited; starting a replacement',
+      );
+      seat.restart = setTimeout(() => {
+        seat.restart = null;
+        if (!closing) fork(seat);
+      }, delay);
+    });
+  };
+
+  /** SIGTERM to every worker, SIGKILL to those still running after `graceMs`; true when all stopped in time. */
+  const stopWorkers = (graceMs: number) =>
+    new Promise<boolean>((resolve) => {
+      for (const seat of seats) if (seat.restart) clearTimeout(seat.restart);
+      const live = seats.flatMap((s) => (s.worker && !s.worker.isDead() ? [s.worker] : []));
+      let left = live.length;
+      if (left === 0) {
+        resolve(true);
+        return;
+      }
+      const timer = setTimeout(() => {
+        for (const worker of live) if (!worker.isDead()) worker.process.kill('SIGKILL');
+        resolve(false);
+      }, graceMs);
+      for (const worker of live) {
+        worker.once('exit', () => {
+          left -= 1;
+          if (left > 0) return;
+          clearTimeout(timer);
+          resolve(true);
+        });
+        // Not worker.kill(): it cuts the IPC channel first, and a stopping worker still asks the limiter.
+        worker.process.kill('SIGTERM');
+      }
+    });
+
+  const shutdown = async (signal: string) => {
+    if (closing) return;
+    closing = true;
+    log.info({ signal }, 'shutting down the HTTP workers');
+    const stopped = await stopWorkers(STOP_GRACE_MS);
+    if (!stopped) log.error('HTTP workers did not stop in time; killed');
+    await host?.close();
+    await db.close();
+    process.exit(stopped ? 0 : 1);
+  };
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+
+  log.info(
+    { workers, limiter: config.redisUrl ? 'redis' : 'primary', background: options.worker },
+    `starting ${workers} HTTP workers`,
+  );
+  for (const seat of seats) fork(seat);
+  try {
+    await ready;
+  } catch (error) {
+    closing = true;
+    await stopWorkers(5000);
+    await host?.close();
+    await db.close();
+    throw error;
+  }
+}
+
+/**
+ * A forked worker: asks the primary for its assignment, then serves as a single `serve` does, with
+ * the primary's limiter over IPC unless Redis holds the limits.
+ */
+export async function runServeWorker(): Promise<void> {
+  const { config, background } = await assignment();
+  const db = await openDb(config);
+  const limiter = config.redisUrl ? undefined : new IpcLimiter(processChannel());
+  await listen(config, db, { background, limiter });
+}
+
+function assignment(): Promise<{ config: Config; background: boolean }> {
+  return new Promise((resolve) => {
+    const onMessage = (message: unknown) => {
+      if (!Array.isArray(message) || message[0] !== ASSIGN) return;
+      process.off('message', onMessage);
+      resolve({ config: message[1] as Config, background: message[2] === true });
+    };
+    process.on('message', onMessage);
+    // If the primary is gone the channel closes, and a cluster worker exits on that by itself.
+    process.send?.([HELLO]);
+  });
+}

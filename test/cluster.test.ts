@@ -1,0 +1,278 @@
+/**
+ * `serve --workers 2` as an operator runs it: several worker processes answer on one port, a key's
+ * per-minute limit holds exactly across them (the primary's limiter over IPC, or Redis), a killed
+ * worker is replaced, and SIGTERM to the primary stops them all.
+ */
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import http from 'node:http';
+import { availableParallelism } from 'node:os';
+import { after, before, describe, test } from 'node:test';
+import { workerCount } from '../src/cluster.ts';
+import { loadConfig } from '../src/config.ts';
+import { TEST_KEY_RPM } from '../src/domain/plans.ts';
+import { type Db, openDb } from '../src/store/db.ts';
+import { migrate } from '../src/store/migrate.ts';
+import { makeKey } from './support/app.ts';
+import { BIN } from './support/cli.ts';
+import { admin, TEST_DATABASE_URL, withDatabase } from './support/db.ts';
+
+const REDIS_URL = process.env.REDIS_URL || null;
+const START_TIMEOUT_MS = 90_000;
+
+interface LogLine {
+  pid: number;
+  msg: string;
+  [field: string]: unknown;
+}
+
+/** A spawned `serve`, its JSON log lines as they arrive, and a way to wait for one. */
+interface Server {
+  child: ChildProcess;
+  lines: LogLine[];
+  stderr: () => string;
+  waitFor(match: (line: LogLine) => boolean, what: string, timeoutMs?: number): Promise<LogLine>;
+  exited: Promise<number | null>;
+}
+
+function startServe(args: string[], env: Record<string, string>): Server {
+  const child = spawn(process.execPath, [BIN, 'serve', '--no-seed', '--port', '0', ...args], {
+    env: { ...process.env, LOG_LEVEL: 'info', HTTP_WORKERS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: LogLine[] = [];
+  const waiters = new Set<() => void>();
+  let partial = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    const text = partial + chunk.toString();
+    const parts = text.split('\n');
+    partial = parts.pop() ?? '';
+    for (const part of parts) {
+      try {
+        lines.push(JSON.parse(part) as LogLine);
+      } catch {
+        // Not a log line.
+      }
+    }
+    for (const wake of waiters) wake();
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += chunk.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const waitFor = (match: (line: LogLine) => boolean, what: string, timeoutMs = START_TIMEOUT_MS) =>
+    new Promise<LogLine>((resolve, reject) => {
+      const check = () => {
+        const found = lines.find(match);
+        if (!found) return false;
+        waiters.delete(check);
+        clearTimeout(timer);
+        resolve(found);
+        return true;
+      };
+      const timer = setTimeout(() => {
+        waiters.delete(check);
+        reject(new Error(`no log line: ${what}\nstderr: ${stderr.slice(-2000)}`));
+      }, timeoutMs);
+      if (!check()) waiters.add(check);
+    });
+  return { child, lines, stderr: () => stderr, waitFor, exited };
+}
+
+/** One GET on a connection of its own (no keep-alive), so the cluster hands each to some worker. */
+function get(port: number, path: string, key: string): Promise<{ status: number; remaining: number }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      { host: '127.0.0.1', port, path, agent: false, headers: { 'x-api-key': key } },
+      (response) => {
+        response.resume();
+        response.on('end', () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            remaining: Number(response.headers['x-ratelimit-remaining']),
+          }),
+        );
+      },
+    );
+    request.on('error', reject);
+  });
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
+const PATH = '/api/v1/events?limit=1';
+const completed = (line: LogLine) => line.msg === 'request completed';
+
+/**
+ * Hammers `key` with 2 × its limit at once, each request on a fresh connection: exactly `limit` 200s
+ * (remaining L-1 … 0, one window) and the rest 429, answered by both workers.
+ */
+async function assertExactLimit(server: Server, port: number, key: string, workerPids: number[]) {
+  const before = server.lines.filter(completed).length;
+  const results = await Promise.all(Array.from({ length: 2 * TEST_KEY_RPM }, () => get(port, PATH, key)));
+  const ok = results.filter((r) => r.status === 200);
+  assert.equal(ok.length, TEST_KEY_RPM, `statuses ${results.map((r) => r.status).join(',')}`);
+  assert.equal(results.filter((r) => r.status === 429).length, TEST_KEY_RPM);
+  assert.deepEqual(
+    ok.map((r) => r.remaining).sort((x, y) => x - y),
+    Array.from({ length: TEST_KEY_RPM }, (_, i) => i),
+  );
+  await server.waitFor(
+    () => server.lines.filter(completed).length >= before + results.length,
+    'every request logged',
+    10_000,
+  );
+  const answeredBy = new Set(
+    server.lines
+      .filter(completed)
+      .slice(before)
+      .map((l) => l.pid),
+  );
+  assert.deepEqual([...answeredBy].sort(), [...workerPids].sort(), 'both workers answered');
+}
+
+describe('workerCount', () => {
+  const config = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'postgres://db/x', ...env });
+
+  test('--workers, else HTTP_WORKERS, else one per core', () => {
+    assert.equal(workerCount(config({}), undefined), availableParallelism());
+    assert.equal(workerCount(config({ HTTP_WORKERS: '3' }), undefined), 3);
+    assert.equal(workerCount(config({ HTTP_WORKERS: '3' }), '1'), 1);
+    assert.throws(() => workerCount(config({}), '1.5'), /invalid --workers/);
+    assert.throws(() => workerCount(config({}), '65'), /invalid --workers: expected 1\.\.64/);
+    assert.throws(() => config({ HTTP_WORKERS: '0' }), /invalid HTTP_WORKERS/);
+  });
+
+  test('embedded mode runs one, and says why it refuses more', () => {
+    assert.equal(workerCount(loadConfig({}), undefined), 1);
+    assert.equal(workerCount(loadConfig({ HTTP_WORKERS: '1' }), undefined), 1);
+    assert.throws(
+      () => workerCount(loadConfig({ HTTP_WORKERS: '2' }), undefined),
+      /invalid HTTP_WORKERS: several/,
+    );
+  });
+});
+
+describe('serve --workers', {
+  skip: TEST_DATABASE_URL
+    ? false
+    : 'needs PostgreSQL (TEST_DATABASE_URL): the embedded database is one process',
+}, () => {
+  let databaseUrl = '';
+  let db: Db;
+  const running: Server[] = [];
+  const env = (extra: Record<string, string> = {}) => ({
+    DATABASE_URL: databaseUrl,
+    SECRET_KEY: 'cluster-test-secret-key',
+    REDIS_URL: '',
+    ...extra,
+  });
+  /** A test key (TEST_KEY_RPM a minute) no other test has spent. */
+  const freshKey = async () => (await makeKey(db, { plan: 'developer', mode: 'test', scopes: ['read'] })).raw;
+
+  before(async () => {
+    const name = `market_intel_cluster_${process.pid}_${randomBytes(3).toString('hex')}`;
+    await admin((c) => c.query(`CREATE DATABASE ${name}`));
+    databaseUrl = withDatabase(TEST_DATABASE_URL ?? '', name);
+    db = await openDb({ databaseUrl, dataDir: '' });
+    await migrate(db);
+  });
+  after(async () => {
+    for (const server of running) if (server.child.exitCode === null) server.child.kill('SIGKILL');
+    await db?.close();
+    const name = new URL(databaseUrl).pathname.slice(1);
+    await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+  });
+
+  test('without Redis: exact limits across workers, one background worker, a killed worker replaced, SIGTERM stops all', async () => {
+    const server = startServe(['--workers', '2'], env());
+    running.push(server);
+    const up = await server.waitFor((l) => l.msg === '2 HTTP workers listening', 'cluster listening');
+    const port = (up.address as { port: number }).port;
+    const pids = up.workers as number[];
+    assert.equal(new Set(pids).size, 2);
+    assert.ok(!pids.includes(server.child.pid ?? -1), 'the primary answers no HTTP');
+    for (const pid of pids) assert.ok(alive(pid));
+
+    const key = await freshKey();
+    await assertExactLimit(server, port, key, pids);
+
+    // Webhook delivery (and the ingest schedule) run in exactly one worker.
+    const background = server.lines.filter((l) => l.msg === 'webhook delivery runs in this process');
+    assert.equal(background.length, 1);
+    const backgroundPid = background[0]?.pid ?? -1;
+    assert.ok(pids.includes(backgroundPid));
+
+    // Kill that worker: the primary logs it and starts a replacement, which takes over the role.
+    process.kill(backgroundPid, 'SIGKILL');
+    const exit = await server.waitFor(
+      (l) => l.msg === 'HTTP worker exited; starting a replacement' && l.worker === backgroundPid,
+      'the crash logged',
+    );
+    assert.equal(exit.signal, 'SIGKILL');
+    const replaced = await server.waitFor(
+      (l) => l.msg === 'replacement HTTP worker listening',
+      'replacement',
+    );
+    const replacement = replaced.worker as number;
+    assert.ok(!pids.includes(replacement));
+    await server.waitFor(
+      (l) => l.msg === 'webhook delivery runs in this process' && l.pid === replacement,
+      'the replacement delivers webhooks',
+    );
+    // The counts live in the primary: the crash lost none, the key is still spent.
+    const now = [...pids.filter((p) => p !== backgroundPid), replacement];
+    const after = await Promise.all(Array.from({ length: 6 }, () => get(port, PATH, key)));
+    assert.deepEqual(
+      after.map((r) => r.status),
+      Array(6).fill(429),
+    );
+    const other = await freshKey();
+    const served = await Promise.all(Array.from({ length: 6 }, () => get(port, PATH, other)));
+    assert.deepEqual(
+      served.map((r) => r.status),
+      Array(6).fill(200),
+    );
+
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0, server.stderr());
+    for (const pid of now) assert.equal(alive(pid), false, `worker ${pid} still running`);
+  });
+
+  test('with Redis: exact limits across workers; SIGTERM stops all', {
+    skip: REDIS_URL ? false : 'REDIS_URL is not set',
+  }, async () => {
+    const server = startServe(['--workers', '2'], env({ REDIS_URL: REDIS_URL ?? '' }));
+    running.push(server);
+    const up = await server.waitFor((l) => l.msg === '2 HTTP workers listening', 'cluster listening');
+    assert.equal(server.lines.find((l) => l.msg === 'starting 2 HTTP workers')?.limiter, 'redis');
+    const pids = up.workers as number[];
+    await assertExactLimit(server, (up.address as { port: number }).port, await freshKey(), pids);
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0, server.stderr());
+    for (const pid of pids) assert.equal(alive(pid), false, `worker ${pid} still running`);
+  });
+
+  test('--workers 1 is the single process serve always was', async () => {
+    const server = startServe(['--workers', '1'], env());
+    running.push(server);
+    const listening = await server.waitFor((l) => l.msg.startsWith('Server listening at'), 'listening');
+    assert.equal(listening.pid, server.child.pid);
+    assert.equal(server.lines.filter((l) => l.msg.startsWith('Server listening at')).length, 1);
+    assert.equal(
+      server.lines.some((l) => /HTTP workers/.test(l.msg)),
+      false,
+    );
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0, server.stderr());
+  });
+});
