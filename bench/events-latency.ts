@@ -1,5 +1,5 @@
 /**
- * Throughput, latency and memory of the read API (DESIGN §11) against the real server, started the way
+ * Throughput, latency and memory of the read API against the real server, started the way
  * `npm start` starts it (package.json's `start` script, spawned; see server-process.ts), and loaded from
  * this process. Targets:
  *   embedded  `serve` on a fresh DATA_DIR in a temp dir (seeds the demo data on first start), whatever

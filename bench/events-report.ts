@@ -118,7 +118,7 @@ export function printReport(reports: Report[], notes: string[], context: Context
     'bare: one node:http process answering each URL with the same headers and body as the app',
     ...reports.flatMap((r) => section(r, context)),
     '',
-    table(['target', 'bar (DESIGN §11)', 'measured', 'result'], rows),
+    table(['target', 'bar', 'measured', 'result'], rows),
     ...notes.map((n) => `NOTE: ${n}`),
   ];
   if (rows.some((row) => row[3] === 'INVALID'))

@@ -1,6 +1,6 @@
 /**
  * EXPLAINs every filter + sort combination of the list endpoints exactly as the store issues them
- * (DESIGN §6: "indexes serve every filter + sort combination"): the store functions run against a
+ * (every filter + sort combination must be served by an index): the store functions run against a
  * Queryable that prefixes `EXPLAIN (FORMAT JSON)` and keeps the plan. Any Seq Scan on contracts,
  * signals, market_regimes or candles is reported, and makes the exit status 1; so does a first page
  * whose Sort is fed more than --max-sort rows (default 20,000), the sign of an ORDER BY no index serves

@@ -1,5 +1,5 @@
 /**
- * Ingest throughput (DESIGN §11: ≥ 20,000 awards/s into native PostgreSQL): a large synthetic
+ * Ingest throughput (≥ 20,000 awards/s into native PostgreSQL): a large synthetic
  * bulk-download CSV goes through the path of `ingest usaspending --file` (`importAwardFile`: read →
  * parse → resolve → classify → store → regimes → score with every engine), into the machine's
  * PostgreSQL and into PGlite as the embedded mode runs it (a data directory on disk, in a temporary

@@ -3,7 +3,7 @@
  * `start` script; see server-process.ts): from spawn to the first 200 of /api/v1/health (polled every
  * 50 ms), first on an empty temporary DATA_DIR (whatever a first start does: create the database,
  * migrate, seed the demo data), then --later times again on that DATA_DIR. Each server is stopped with
- * SIGTERM; its exit status and stop time are shown. Ends with the bars of DESIGN §11 (first start ≤ 5 s,
+ * SIGTERM; its exit status and stop time are shown. Ends with the start-up bars (first start ≤ 5 s,
  * every later start ≤ 2 s), PASS/FAIL. The temp dirs are removed and no server outlives the bench, on
  * failure and Ctrl-C too. Exit status 1 when a server failed to start or exited non-zero.
  *
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
       ),
       '',
       table(
-        ['bar (DESIGN §11)', 'measured (slowest)', 'result'],
+        ['bar', 'measured (slowest)', 'result'],
         [
           [`first start ≤ ${FIRST_BAR_S} s`, seconds(worst(true)), verdict(worst(true), FIRST_BAR_S)],
           [`later starts ≤ ${LATER_BAR_S} s`, seconds(worst(false)), verdict(worst(false), LATER_BAR_S)],

@@ -1,4 +1,4 @@
--- Core market data: companies, awards, signals, candles, regimes (DESIGN §6).
+-- Core market data: companies, awards, signals, candles, regimes.
 
 CREATE TABLE companies (
   ticker text PRIMARY KEY,

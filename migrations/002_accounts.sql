@@ -1,4 +1,4 @@
--- Accounts: users on plans, and their API keys (DESIGN §4, §6). Raw keys are never stored.
+-- Accounts: users on plans, and their API keys. Raw keys are never stored.
 
 CREATE TABLE users (
   id uuid PRIMARY KEY,

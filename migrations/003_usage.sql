@@ -1,4 +1,4 @@
--- Per-key request and error counts per UTC minute (DESIGN §4, §6), written in batches by UsageRecorder.
+-- Per-key request and error counts per UTC minute, written in batches by UsageRecorder.
 -- No foreign key to api_keys (002_accounts.sql), on purpose: usage stays readable after a key row
 -- is deleted, and the batched upsert never has to check or lock key rows.
 -- The primary key (key_id, minute) also serves the only read: one key over a time range.

@@ -1,4 +1,4 @@
--- Checkpoints of USASpending API runs (DESIGN §7): an interrupted run resumes at the page after the
+-- Checkpoints of USASpending API runs: an interrupted run resumes at the page after the
 -- last completed one instead of fetching everything again.
 
 CREATE TABLE ingest_checkpoints (

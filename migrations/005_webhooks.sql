@@ -1,4 +1,4 @@
--- Webhooks and their durable outbox (DESIGN §6, §8). A delivery row is written in the same transaction
+-- Webhooks and their durable outbox. A delivery row is written in the same transaction
 -- as the signal it announces; workers claim due rows with FOR UPDATE SKIP LOCKED and a lease
 -- (locked_until), so a worker that dies mid-send loses nothing: its lease expires and another attempt
 -- follows. Every attempt is kept in webhook_attempts.

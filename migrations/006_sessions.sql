@@ -1,4 +1,4 @@
--- Dashboard sessions (DESIGN §9). The cookie carries a random token; only its sha256 is stored.
+-- Dashboard sessions. The cookie carries a random token; only its sha256 is stored.
 CREATE TABLE sessions (
   token_hash text PRIMARY KEY,
   user_id uuid NOT NULL REFERENCES users (id) ON DELETE CASCADE,

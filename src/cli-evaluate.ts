@@ -1,5 +1,5 @@
 /**
- * `evaluate [--engine E] [--version V] [--out DIR]`: the event study of DESIGN §7 on the stored
+ * `evaluate [--engine E] [--version V] [--out DIR]`: the event study (docs/EVALUATION.md) on the stored
  * signals and candles. Writes REPORT.md, chart.svg and events.csv to DIR (default
  * ./reports/evaluation-<engine>/); progress goes to stderr, the report path to stdout.
  */

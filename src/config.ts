@@ -1,6 +1,6 @@
 import path from 'node:path';
 
-/** Runtime configuration, read once from the environment (DESIGN §10). */
+/** Runtime configuration, read once from the environment. */
 export interface Config {
   port: number;
   host: string;

@@ -1,6 +1,6 @@
 import type { Tier } from './types.ts';
 
-/** Plans and what they reach (DESIGN §4). Tiers, lowest first: free < developer < intelligence. */
+/** Plans and what they reach. Tiers, lowest first: free < developer < intelligence. */
 export const PLANS = ['free', 'pulse', 'intelligence', 'developer', 'institutional'] as const;
 export type Plan = (typeof PLANS)[number];
 

@@ -38,7 +38,7 @@ declare module 'fastify' {
   }
 }
 
-/** Route configs, one per rule (SPEC.md tiers and scopes). */
+/** Route configs, one per rule (the tiers and scopes of README "Keys, plans and limits"). */
 export const access = {
   public: { access: { kind: 'public' } },
   read: { access: { kind: 'key', scope: 'read', tier: 'developer' } },

@@ -13,7 +13,7 @@ interface ValidationIssue {
   params: Record<string, unknown>;
 }
 
-/** Turns an Ajv issue into a message that names the parameter, as DESIGN §3 asks. */
+/** Turns an Ajv issue into a message that names the parameter. */
 export function validationError(
   issue: ValidationIssue | undefined,
   context: string | undefined,

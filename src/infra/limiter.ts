@@ -1,5 +1,5 @@
 /**
- * Sliding-window rate limiting (DESIGN §4): a request is admitted iff fewer than `limit` admitted
+ * Sliding-window rate limiting: a request is admitted iff fewer than `limit` admitted
  * requests fall in the last `windowMs`. Refused requests are not counted.
  */
 export interface LimitDecision {

@@ -27,7 +27,7 @@ export interface MemoryLimiterOptions {
 const INITIAL_CAPACITY = 8;
 
 /**
- * Exact sliding-log limiter for a single process (DESIGN §4). A request at `now` counts until
+ * Exact sliding-log limiter for a single process. A request at `now` counts until
  * `now + windowMs`: it is admitted iff fewer than `limit` admitted requests have a timestamp in
  * `(now - windowMs, now]`. Refused requests are not recorded. In `serve --workers N` without Redis the
  * primary holds the one instance and answers the workers over IPC (ipc-limiter.ts).

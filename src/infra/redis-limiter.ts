@@ -89,7 +89,7 @@ export interface RedisLimiterOptions {
 }
 
 /**
- * Sliding-log limiter shared by every instance through a Redis sorted set per bucket (DESIGN §4).
+ * Sliding-log limiter shared by every instance through a Redis sorted set per bucket.
  *
  * Time comes from the caller (`now`, default Date.now()), not from Redis TIME: the decision's resetAt
  * is then on the same clock as the instance writing the headers, and tests can inject time. The cost

@@ -38,7 +38,7 @@ const FLUSH_SQL = `WITH counted AS (
 SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM touched) AS touched`;
 
 /**
- * Counts keyed requests per key per UTC minute in memory and writes them in batches (DESIGN §4):
+ * Counts keyed requests per key per UTC minute in memory and writes them in batches:
  * recording never touches the database; `flush()` (every 5 s once started, and on close) does.
  */
 export class UsageRecorder {
@@ -129,7 +129,7 @@ function add(batch: Batch, cell: Cell, usedAt: number): void {
 export type UsageWindow = '1h' | '24h' | '7d' | '30d';
 export type UsageBucketSize = 'minute' | 'hour' | 'day';
 
-/** Bucket size and count per window (DESIGN §3). */
+/** Bucket size and count per window. */
 export const USAGE_WINDOWS: Record<UsageWindow, { bucket: UsageBucketSize; count: number; step: string }> = {
   '1h': { bucket: 'minute', count: 60, step: '1 minute' },
   '24h': { bucket: 'hour', count: 24, step: '1 hour' },

@@ -1,7 +1,7 @@
 /**
  * Award sources → `AwardRecord`.
  *
- * The canonical input format uses the USASpending bulk-download column names (DESIGN.md §7);
+ * The canonical input format uses the USASpending bulk-download column names;
  * `normalizeBulkRecord` validates one such record. Every other shipped format is first mapped onto
  * those names by a `…ToBulk` converter, so all validation lives in one place.
  */

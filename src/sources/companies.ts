@@ -15,7 +15,7 @@ export interface AliasRow {
   source: string;
 }
 
-/** Benchmark ETFs (DESIGN.md §3: SPY, XLI, ITA always exist). Not operating companies: sector null. */
+/** Benchmark ETFs (SPY, XLI, ITA always exist). Not operating companies: sector null. */
 export const BENCHMARK_ETFS: readonly { ticker: string; name: string }[] = [
   { ticker: 'SPY', name: 'SPDR S&P 500 ETF Trust (ETF, market benchmark)' },
   { ticker: 'XLI', name: 'Industrial Select Sector SPDR Fund (ETF, industrials benchmark)' },

@@ -14,7 +14,7 @@ import { insertDeliveries } from './store.ts';
 
 export const SIGNAL_CREATED = 'signal.created';
 
-/** SPEC.md's payload: the Signal as the API serves it (never its rationale) and its Contract. */
+/** The documented payload (README "Webhooks"): the Signal as the API serves it (never its rationale) and its Contract. */
 export interface SignalCreatedPayload {
   event: typeof SIGNAL_CREATED;
   data: { signal: Omit<SignalDto, 'rationale'>; contract: ContractDto };

@@ -2,7 +2,7 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 
 /**
- * Which addresses a webhook may reach (DESIGN §8). Checked when a webhook is registered and again at
+ * Which addresses a webhook may reach. Checked when a webhook is registered and again at
  * every connection, against the address actually connected to, so a name that later resolves to a
  * private address (DNS rebinding) is refused at delivery.
  */

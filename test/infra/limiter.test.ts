@@ -16,7 +16,7 @@ const DELAY: BackoffPolicy = { free: 3, baseMs: 1000, maxMs: 5000, windowMs: 60_
 const range = (n: number) => Array.from({ length: n }, (_, i) => i);
 
 /**
- * The behaviour every limiter must show (DESIGN §4). `pick(i)` chooses the limiter serving the i-th
+ * The behaviour every limiter must show. `pick(i)` chooses the limiter serving the i-th
  * request, so the Redis variant can spread one bucket over two instances.
  */
 function sharedBehaviour(pick: (i: number) => RateLimiter, bucket: () => string): void {

@@ -59,7 +59,7 @@ const deliveryCount = async () =>
   (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_deliveries'))[0]?.n ?? 0;
 
 describe('signal.created end to end', () => {
-  test('a new high signal reaches the receiver signed, with the SPEC payload; recomputes and low signals send nothing', async () => {
+  test('a new high signal reaches the receiver signed, with the documented payload; recomputes and low signals send nothing', async () => {
     const created = await client.inject({
       method: 'POST',
       url: '/api/v1/webhooks',

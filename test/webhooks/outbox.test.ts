@@ -85,7 +85,7 @@ describe('the signal.created outbox', () => {
     assert.equal(await count(hook.webhookId), 0);
   });
 
-  test('the body is the SPEC payload in documented order, identical for every attempt', async () => {
+  test('the body is the documented payload in documented order, identical for every attempt', async () => {
     const hook = await makeWebhook(db, config, 'https://93.184.216.34/body');
     const signal = await signalOf('materiality');
     await db.transaction((tx) => enqueueSignalCreated(tx, [signal], 0, new Date(1_700_000_000_000)));

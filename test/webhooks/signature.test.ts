@@ -10,7 +10,7 @@ const body = JSON.stringify({ event: 'signal.created', data: { signal: { id: 'x'
 const nowSec = 1_750_000_000;
 const now = nowSec * 1000;
 
-describe('webhook signatures (SPEC.md verification steps)', () => {
+describe('webhook signatures (the documented verification steps)', () => {
   test('the header is t=<unix>,v1=hex(HMAC-SHA256(secret, t + "." + rawBody))', () => {
     const header = signatureHeader(secret, body, nowSec);
     const expected = createHmac('sha256', secret).update(`${nowSec}.${body}`).digest('hex');

@@ -64,7 +64,7 @@ const sender = (resolve: HostResolver) =>
   });
 
 describe('sending one attempt', () => {
-  test('POSTs exactly the SPEC headers, signed, to the vetted address with the host name as SNI', async () => {
+  test('POSTs exactly the documented headers, signed, to the vetted address with the host name as SNI', async () => {
     const s = sender(testResolver);
     const body = '{"event":"signal.created","data":{},"ts":1}';
     const result = await s.send({

@@ -18,7 +18,7 @@ import type { App, Services } from '../types.ts';
 const Id = (what: string) => Type.Object({ id: Type.String({ format: 'uuid', description: `${what} id` }) });
 const NoQuery = Query({});
 
-/** Admin API (DESIGN §9): admin-scope keys of admin users. */
+/** Admin API: admin-scope keys of admin users. */
 export function registerAdmin(app: App, { db, now }: Services): void {
   app.post(
     '/api/v1/admin/users',

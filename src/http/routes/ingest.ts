@@ -102,7 +102,7 @@ function sharedContext(build: () => Promise<PipelineContext>): () => Promise<Pip
   };
 }
 
-/** Admin ingest (DESIGN §7, §9): awards through the pipeline in-process, and the curation list. */
+/** Admin ingest: awards through the pipeline in-process, and the curation list. */
 export function registerIngest(app: App, { db, config, now }: Services): void {
   const context = sharedContext(() =>
     createPipelineContext(db, { signalThreshold: config.signalThreshold, now }),

@@ -42,7 +42,7 @@ const page = <T>(data: T[], q: { limit: number; offset: number }) => ({
 });
 
 /**
- * Webhooks (SPEC.md Events, DESIGN §8–9): the account routes act on the key owner's webhooks, the admin
+ * Webhooks (README "Webhooks"): the account routes act on the key owner's webhooks, the admin
  * routes on anyone's; both go through the same service functions as the dashboard.
  */
 /** The webhook service context of an app: its database, secret key, target policy and DNS. */
