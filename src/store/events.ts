@@ -57,6 +57,23 @@ const LATEST_SIGNAL = (engine: string) => `LEFT JOIN LATERAL (
  * API's JSON (schema `EventItem`).
  */
 export async function eventsJson(db: Queryable, filter: EventFilter): Promise<JsonList> {
+  const page = eventPage(filter);
+  const item = `'{"contract":' || ${CONTRACT_JSON} || ',"signal":' ||
+    CASE WHEN s.id IS NULL THEN 'null' ELSE ${signalJson(filter.withRationale)} END || '}'`;
+  const rows = await db.query<JsonList>(
+    prepared(
+      `SELECT ${jsonArray(item, 'c.award_date DESC, c.id DESC')} AS json, count(*)::int AS count ${page.from}`,
+    ),
+    page.params,
+  );
+  return widened(jsonList(rows), filter.withRationale);
+}
+
+/**
+ * The FROM clause of the filter's page: contracts `c`, newest award first, each joined to its latest
+ * signal `s` of the engine (null columns when it has none), with the parameters it numbers.
+ */
+export function eventPage(filter: Omit<EventFilter, 'withRationale'>): { from: string; params: unknown[] } {
   const where = new Where()
     .add((p) => `c.ticker = ${p}`, filter.ticker)
     .add((p) => `lower(c.awarding_agency) = lower(${p})`, filter.agency)
@@ -67,16 +84,12 @@ export async function eventsJson(db: Queryable, filter: EventFilter): Promise<Js
   const engine = where.next(filter.engine);
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
-  const item = `'{"contract":' || ${CONTRACT_JSON} || ',"signal":' ||
-    CASE WHEN s.id IS NULL THEN 'null' ELSE ${signalJson(filter.withRationale)} END || '}'`;
-  const rows = await db.query<JsonList>(
-    prepared(`SELECT ${jsonArray(item, 'c.award_date DESC, c.id DESC')} AS json, count(*)::int AS count
-     FROM (SELECT c.* FROM contracts c ${where.sql()}
+  return {
+    from: `FROM (SELECT c.* FROM contracts c ${where.sql()}
            ORDER BY c.award_date DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}) c
-     ${LATEST_SIGNAL(engine)}`),
-    where.params,
-  );
-  return widened(jsonList(rows), filter.withRationale);
+     ${LATEST_SIGNAL(engine)}`,
+    params: where.params,
+  };
 }
 
 export async function getEvent(

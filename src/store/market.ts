@@ -52,19 +52,29 @@ export interface CandleRange {
  * `limit` bars.
  */
 export async function candlesJson(db: Queryable, ticker: string, range: CandleRange): Promise<JsonList> {
+  const page = candlePage(ticker, range);
+  const rows = await db.query<JsonList>(
+    prepared(`SELECT ${jsonArray(CANDLE_JSON, 'k.date')} AS json, count(*)::int AS count ${page.from}`),
+    page.params,
+  );
+  return jsonList(rows);
+}
+
+/**
+ * The FROM clause of a ticker's candles in `range`: the subquery `k`, holding the first `limit` bars from
+ * `range.from`, or without it the latest `limit` up to `range.to`; with the parameters it numbers.
+ */
+export function candlePage(ticker: string, range: CandleRange): { from: string; params: unknown[] } {
   const where = new Where()
     .add((p) => `ticker = ${p}`, ticker)
     .add((p) => `date >= ${p}::date`, range.from)
     .add((p) => `date <= ${p}::date`, range.to);
   const limit = where.next(range.limit);
-  const newestFirst = range.from === undefined;
-  const rows = await db.query<JsonList>(
-    prepared(`SELECT ${jsonArray(CANDLE_JSON, 'k.date')} AS json, count(*)::int AS count
-     FROM (SELECT date, open, high, low, close, adj_close, volume FROM candles ${where.sql()}
-           ORDER BY date ${newestFirst ? 'DESC' : 'ASC'} LIMIT ${limit}) k`),
-    where.params,
-  );
-  return jsonList(rows);
+  return {
+    from: `FROM (SELECT date, open, high, low, close, adj_close, volume FROM candles ${where.sql()}
+           ORDER BY date ${range.from === undefined ? 'DESC' : 'ASC'} LIMIT ${limit}) k`,
+    params: where.params,
+  };
 }
 
 const CANDLE_JSON = jsonObject([

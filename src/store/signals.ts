@@ -23,6 +23,22 @@ const ENGINE_HASH = (name: string, version: string) => `hashtext(${name} || '@' 
  * `SignalItem`).
  */
 export async function signalsJson(db: Queryable, filter: SignalFilter): Promise<JsonList> {
+  const page = signalPage(filter);
+  const item = `'{"signal":' || ${signalJson(filter.withRationale)} || ',"contract":' || ${CONTRACT_JSON} || '}'`;
+  const rows = await db.query<JsonList>(
+    prepared(
+      `SELECT ${jsonArray(item, 's.signal_score DESC, s.computed_at DESC, s.id')} AS json, count(*)::int AS count ${page.from}`,
+    ),
+    page.params,
+  );
+  return widened(jsonList(rows), filter.withRationale);
+}
+
+/**
+ * The FROM clause of the filter's page: signals `s` of one engine version, best first, each joined to
+ * its contract `c`, with the parameters it numbers.
+ */
+export function signalPage(filter: Omit<SignalFilter, 'withRationale'>): { from: string; params: unknown[] } {
   const where = new Where();
   const engine = where.next(filter.engine);
   const version = where.next(filter.engineVersion);
@@ -38,15 +54,12 @@ export async function signalsJson(db: Queryable, filter: SignalFilter): Promise<
     .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since);
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
-  const item = `'{"signal":' || ${signalJson(filter.withRationale)} || ',"contract":' || ${CONTRACT_JSON} || '}'`;
-  const rows = await db.query<JsonList>(
-    prepared(`SELECT ${jsonArray(item, 's.signal_score DESC, s.computed_at DESC, s.id')} AS json, count(*)::int AS count
-     FROM (SELECT s.* FROM signals s ${where.sql()}
+  return {
+    from: `FROM (SELECT s.* FROM signals s ${where.sql()}
            ORDER BY s.signal_score DESC, s.computed_at DESC, s.id LIMIT ${limit} OFFSET ${offset}) s
-     JOIN contracts c ON c.id = s.contract_id`),
-    where.params,
-  );
-  return widened(jsonList(rows), filter.withRationale);
+     JOIN contracts c ON c.id = s.contract_id`,
+    params: where.params,
+  };
 }
 
 /** The most recent signal of an engine (any version) on a contract. */

@@ -18,7 +18,8 @@ import {
   SignalList,
 } from '../../src/http/schemas/resources.ts';
 import type { Queryable } from '../../src/store/db.ts';
-import { Where } from '../../src/store/events.ts';
+import { eventPage, Where } from '../../src/store/events.ts';
+import { candlePage } from '../../src/store/market.ts';
 import {
   CONTRACT_COLUMNS,
   type ContractRow,
@@ -27,11 +28,7 @@ import {
   toContract,
   toSignal,
 } from '../../src/store/rows.ts';
-
-const LATEST_SIGNAL = (engine: string) => `LEFT JOIN LATERAL (
-    SELECT * FROM signals s0 WHERE s0.contract_id = c.id AND s0.engine_name = ${engine}
-    ORDER BY s0.computed_at DESC LIMIT 1
-  ) s ON true`;
+import { signalPage } from '../../src/store/signals.ts';
 
 async function listEvents(
   db: Queryable,
@@ -47,28 +44,14 @@ async function listEvents(
     offset: number;
   },
 ): Promise<{ contract: ContractDto; signal: SignalDto | null }[]> {
-  const where = new Where()
-    .add((p) => `c.ticker = ${p}`, filter.ticker)
-    .add((p) => `lower(c.awarding_agency) = lower(${p})`, filter.agency)
-    .add((p) => `c.nlp_classification = ${p}`, filter.classification)
-    .add((p) => `c.award_date >= ${p}::date`, filter.from)
-    .add((p) => `c.award_date <= ${p}::date`, filter.to);
-  where.clauses.unshift('c.ticker IS NOT NULL');
-  const engine = where.next(filter.engine);
-  const limit = where.next(filter.limit);
-  const offset = where.next(filter.offset);
+  const page = eventPage(filter);
   const rows = await db.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)}
-     FROM (SELECT c.* FROM contracts c ${where.sql()}
-           ORDER BY c.award_date DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}) c
-     ${LATEST_SIGNAL(engine)}
+    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)} ${page.from}
      ORDER BY c.award_date DESC, c.id DESC`,
-    where.params,
+    page.params,
   );
   return rows.map((row) => ({ contract: toContract(row), signal: toSignal(row) }));
 }
-
-const ENGINE_HASH = (name: string, version: string) => `hashtext(${name} || '@' || ${version})`;
 
 async function listSignals(
   db: Queryable,
@@ -83,27 +66,11 @@ async function listSignals(
     offset: number;
   },
 ): Promise<{ signal: SignalDto; contract: ContractDto }[]> {
-  const where = new Where();
-  const engine = where.next(filter.engine);
-  const version = where.next(filter.engineVersion);
-  where.clauses.push(
-    `s.engine_name = ${engine}`,
-    `s.engine_version = ${version}`,
-    `${ENGINE_HASH('s.engine_name', 's.engine_version')} = ${ENGINE_HASH(`${engine}::text`, `${version}::text`)}`,
-  );
-  where
-    .add((p) => `s.signal_score >= ${p}`, filter.minScore)
-    .add((p) => `s.ticker = ${p}`, filter.ticker)
-    .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since);
-  const limit = where.next(filter.limit);
-  const offset = where.next(filter.offset);
+  const page = signalPage(filter);
   const rows = await db.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)}
-     FROM (SELECT s.* FROM signals s ${where.sql()}
-           ORDER BY s.signal_score DESC, s.computed_at DESC, s.id LIMIT ${limit} OFFSET ${offset}) s
-     JOIN contracts c ON c.id = s.contract_id
+    `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)} ${page.from}
      ORDER BY s.signal_score DESC, s.computed_at DESC, s.id`,
-    where.params,
+    page.params,
   );
   return rows.flatMap((row) => {
     const signal = toSignal(row);
@@ -116,18 +83,11 @@ async function listCandles(
   ticker: string,
   range: { from?: string; to?: string; limit: number },
 ): Promise<CandleDto[]> {
-  const where = new Where()
-    .add((p) => `ticker = ${p}`, ticker)
-    .add((p) => `date >= ${p}::date`, range.from)
-    .add((p) => `date <= ${p}::date`, range.to);
-  const limit = where.next(range.limit);
-  const newestFirst = range.from === undefined;
-  const rows = await db.query<CandleDto>(
-    `SELECT date, open, high, low, close, adj_close, volume FROM candles ${where.sql()}
-     ORDER BY date ${newestFirst ? 'DESC' : 'ASC'} LIMIT ${limit}`,
-    where.params,
+  const page = candlePage(ticker, range);
+  return db.query<CandleDto>(
+    `SELECT date, open, high, low, close, adj_close, volume ${page.from} ORDER BY date`,
+    page.params,
   );
-  return newestFirst ? rows.reverse() : rows;
 }
 
 async function listRegimes(
