@@ -6,11 +6,11 @@
 import { chromium } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
 import { loadConfig } from '../src/config.ts';
-import { openMemoryDb } from '../src/store/db.ts';
+import { openTemporaryDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 
 const RUNS = 10;
-const db = await openMemoryDb();
+const db = await openTemporaryDb();
 await migrate(db);
 const app = await buildApp({ config: loadConfig({ LOG_LEVEL: 'silent' }), db, logger: false });
 await app.listen({ port: 0, host: '127.0.0.1' });

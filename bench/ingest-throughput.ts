@@ -2,11 +2,11 @@
  * Ingest throughput (≥ 20,000 awards/s into native PostgreSQL): a large synthetic
  * bulk-download CSV goes through the path of `ingest usaspending --file` (`importAwardFile`: read →
  * parse → resolve → classify → store → regimes → score with every engine), into the machine's
- * PostgreSQL and into PGlite as the embedded mode runs it (a data directory on disk, in a temporary
+ * PostgreSQL and into the embedded PostgreSQL as `npm start` runs it (a data directory on disk, in a temporary
  * directory).
  *
- *   npm run bench:ingest -- [--count 300000] [--pglite-count 300000] [--seed 7]
- *                           [--no-pg] [--no-pglite] [--keep-file] [--keep-db] [--stages]
+ *   npm run bench:ingest -- [--count 300000] [--embedded-count 300000] [--seed 7]
+ *                           [--no-pg] [--no-embedded] [--keep-file] [--keep-db] [--stages]
  *   npm run bench:ingest -- --generate FILE [--count N] [--offset K] [--from D] [--to D]
  *                           (only write the synthetic CSV; award ids start at K, default 0; award
  *                           dates within D..D, default 2015-01-01..2025-12-31)
@@ -43,7 +43,7 @@ import { insertAliases, upsertCandles, upsertCompanies } from '../src/store/writ
 import { arg, ensureDatabase, flag, fmtInt, numberArg, seededRandom, summary, table } from './common.ts';
 
 const COUNT = Math.floor(numberArg('count', 300_000));
-const PGLITE_COUNT = Math.floor(numberArg('pglite-count', 300_000));
+const EMBEDDED_COUNT = Math.floor(numberArg('embedded-count', 300_000));
 const SEED = Math.floor(numberArg('seed', 7));
 const SCRATCH_URL = 'postgres://postgres@127.0.0.1:5432/market_intel_ingest_bench';
 
@@ -274,7 +274,6 @@ function timedEngine(engine: Engine, watch: Stopwatch): Engine {
  * left out. A process that ends takes its CPU time with them: see `serverMs`.
  */
 async function serverCpu(db: Db): Promise<Map<number, number> | null> {
-  if (db.kind !== 'postgres') return null;
   const [{ name } = { name: '' }] = await db.query<{ name: string }>('SELECT current_database() AS name');
   const byPid = new Map<number, number>();
   for (const pid of await readdir('/proc').catch(() => [] as string[])) {
@@ -621,15 +620,14 @@ async function main(): Promise<void> {
         }
       }
     }
-    if (!flag('no-pglite') && PGLITE_COUNT > 0) {
-      const file = path.join(dir, `awards-pglite-${PGLITE_COUNT}.csv`);
-      await writeFile(file, syntheticCsv(PGLITE_COUNT, vocab, 10_000_000));
-      // On disk, as `npm start` keeps it: in memory a large import slows down as it goes (300,000 awards:
-      // 2,920 awards/s in memory, 13,000–14,000 on disk; docs/EVALUATION.md §5, session 8).
+    if (!flag('no-embedded') && EMBEDDED_COUNT > 0) {
+      const file = path.join(dir, `awards-embedded-${EMBEDDED_COUNT}.csv`);
+      await writeFile(file, syntheticCsv(EMBEDDED_COUNT, vocab, 10_000_000));
+      // A data directory of its own, as `npm start` keeps it: a PostgreSQL child process.
       const db = await openDb({ databaseUrl: null, dataDir: path.join(dir, 'data') });
       try {
         await prepare(db);
-        out(report(await run('PGlite (embedded, on disk)', db, file, flag('stages'))));
+        out(report(await run('embedded PostgreSQL (DATA_DIR)', db, file, flag('stages'))));
       } finally {
         await db.close();
       }

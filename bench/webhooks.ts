@@ -2,7 +2,7 @@
  * Webhook delivery on PostgreSQL with real worker processes (`market-intel worker`) and a real local
  * HTTPS receiver (self-signed certificate, admitted by WEBHOOK_ALLOW_CIDRS / WEBHOOK_CA_FILE):
  *   (1) latency from a new high signal's commit to its receipt, 100 webhooks, 2 workers (median, p99);
- *       also embedded mode: PGlite with the in-process worker (polling, no LISTEN/NOTIFY);
+ *       also embedded mode: the embedded PostgreSQL with the in-process worker (woken by NOTIFY);
  *   (2) deliveries per second: 1,000 pending deliveries drained by 2 workers;
  *   (3) kill -9: N deliveries, one of the 2 workers SIGKILLed mid-run and restarted; counts created,
  *       succeeded, failed, duplicates seen by the receiver, and sends after a recorded success.
@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { loadConfig } from '../src/config.ts';
 import { createAccount } from '../src/services/accounts.ts';
-import { type Db, openDb, openMemoryDb } from '../src/store/db.ts';
+import { type Db, openDb, openTemporaryDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { enqueueSignalCreated } from '../src/webhooks/outbox.ts';
 import { createWebhook } from '../src/webhooks/service.ts';
@@ -169,19 +169,19 @@ const stop = async (child: ChildProcess, signal: NodeJS.Signals) => {
   await done;
 };
 
-// (1b) embedded: PGlite in memory, the in-process worker polling every 250 ms.
-log('embedded latency (PGlite, in-process worker)');
-const memory = await openMemoryDb();
-const embedded = await setup(memory);
-const inProcess = new DeliveryWorker({ db: memory, config: loadConfig(env) });
+// (1b) embedded: a PostgreSQL child process, the in-process worker woken by NOTIFY.
+log('embedded latency (embedded PostgreSQL, in-process worker)');
+const embeddedDb = await openTemporaryDb();
+const embedded = await setup(embeddedDb);
+const inProcess = new DeliveryWorker({ db: embeddedDb, config: loadConfig(env) });
 await inProcess.start();
 const embeddedRow = await latency(
-  memory,
+  embeddedDb,
   embedded.contractId,
-  'embedded PGlite, 1 in-process worker (poll 250 ms)',
+  'embedded PostgreSQL, 1 in-process worker (NOTIFY)',
 );
 await inProcess.stop();
-await memory.close();
+await embeddedDb.close();
 
 await ensureDatabase(url, { recreate: url === DEFAULT_URL });
 const db = await openDb({ databaseUrl: url, dataDir: '' });

@@ -3,13 +3,13 @@
  *
  *   node --import tsx scripts/measure-scores.ts
  *
- * Seeds an in-memory PGlite with the shipped data (the current resolver, classifier and engines),
+ * Seeds a temporary embedded PostgreSQL with the shipped data (the current resolver, classifier and engines),
  * then prints, per engine, deciles, 10-point buckets and each rule's mean contribution.
  */
 
 import { mean, sampleStd, scoreDistribution } from '../src/evaluation/stats.ts';
 import { seed } from '../src/pipeline/seed.ts';
-import { openMemoryDb } from '../src/store/db.ts';
+import { openTemporaryDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { decodeRationale } from '../src/store/rows.ts';
 
@@ -20,7 +20,7 @@ const log = (line: string): void => {
   process.stderr.write(`${line}\n`);
 };
 
-const db = await openMemoryDb();
+const db = await openTemporaryDb();
 try {
   await migrate(db);
   await seed(db, { signalThreshold: 75, log });

@@ -12,6 +12,7 @@ import { priceSeries, scoredEvents, signalVersions } from './evaluation/event-da
 import { renderEventsCsv, renderMarkdown, renderSvg } from './evaluation/event-report.ts';
 import { DEFAULT_BENCHMARKS, runEventStudy } from './evaluation/event-study.ts';
 import { openDb } from './store/db.ts';
+import { CLUSTER_DIR } from './store/embedded-postgres.ts';
 
 const say = (line: string): void => {
   process.stderr.write(`${line}\n`);
@@ -30,7 +31,7 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
     );
   }
   const outDir = path.resolve(values.out ?? path.join('reports', `evaluation-${engine.name}`));
-  const db = await openDb(config);
+  const db = await openDb(config, { attach: true, log: say });
   try {
     const version = values.version ?? engine.version;
     const events = await scoredEvents(db, engine.name, version);
@@ -60,7 +61,7 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
       version,
       source: config.databaseUrl
         ? 'PostgreSQL (DATABASE_URL)'
-        : `PGlite ${path.join(config.dataDir, 'pglite')}`,
+        : `embedded PostgreSQL ${path.join(config.dataDir, CLUSTER_DIR)}`,
     };
     await mkdir(outDir, { recursive: true });
     await Promise.all([

@@ -37,7 +37,7 @@ const SHOWN_REJECTIONS = 20;
 const BENCHMARKS = ['SPY', 'XLI', 'ITA'];
 
 async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb(config);
+  const db = await openDb(config, { attach: true, log: say });
   try {
     await migrate(db);
     return await fn(db);

@@ -13,8 +13,9 @@ import { resolveSecretKey } from './secret-key.ts';
 import { runWorker, serve } from './server.ts';
 import { AccountRuleError, createAccount, issueKey } from './services/accounts.ts';
 import { findUserByEmail, revokeKey } from './store/accounts.ts';
-import { type Db, openDb, openMemoryDb } from './store/db.ts';
+import { type Db, openDb, openTemporaryDb } from './store/db.ts';
 import { DataDirBusyError } from './store/dir-lock.ts';
+import { EmbeddedPostgresError } from './store/embedded-postgres.ts';
 import { migrate } from './store/migrate.ts';
 
 const USAGE = `usage: market-intel <command> [options]
@@ -53,7 +54,7 @@ while it runs, use its admin API (/api/v1/admin/...).
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
 async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb(config);
+  const db = await openDb(config, { attach: true, log: say });
   try {
     return await fn(db);
   } finally {
@@ -100,7 +101,7 @@ const commands: Record<string, (args: string[], config: Config) => Promise<void>
   },
   async openapi(args, config) {
     const { values } = parseArgs({ args, options: { write: { type: 'string' } } });
-    const db = await openMemoryDb();
+    const db = await openTemporaryDb();
     try {
       const app = await buildApp({ config, db, logger: false });
       await app.ready();
@@ -235,7 +236,7 @@ export async function main(argv: string[]): Promise<number> {
       say(`market-intel: ${error.message}`);
       return 2;
     }
-    if (error instanceof CommandFailed) {
+    if (error instanceof CommandFailed || error instanceof EmbeddedPostgresError) {
       say(`market-intel: ${error.message}`);
       return 1;
     }

@@ -18,7 +18,7 @@ import { type Config, ConfigError, MAX_HTTP_WORKERS } from './config.ts';
 import { IpcLimiter, LimiterHost, processChannel } from './infra/ipc-limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
 import { listen, prepare, type ServeOptions } from './server.ts';
-import { openDb } from './store/db.ts';
+import { type Db, openDb } from './store/db.ts';
 
 const BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
 /** A worker asks for its assignment once it listens for it (messages sent earlier could be lost). */
@@ -32,10 +32,7 @@ const STEADY_MS = 10_000;
 /** Replacements of crash-looping workers wait 250 ms, 500 ms, … at most this. */
 const MAX_RESTART_DELAY_MS = 10_000;
 
-/**
- * How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core. The embedded
- * database (PGlite) belongs to one process, so embedded mode runs one and refuses more.
- */
+/** How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core. */
 export function workerCount(config: Config, flag: string | undefined): number {
   let requested = config.httpWorkers;
   if (flag !== undefined) {
@@ -44,15 +41,6 @@ export function workerCount(config: Config, flag: string | undefined): number {
       throw new ConfigError('--workers', `expected 1..${MAX_HTTP_WORKERS}, got "${flag}"`);
     }
     requested = value;
-  }
-  if (config.databaseUrl === null) {
-    if (requested !== null && requested > 1) {
-      throw new ConfigError(
-        flag === undefined ? 'HTTP_WORKERS' : '--workers',
-        'several HTTP workers need DATABASE_URL (PostgreSQL): the embedded database belongs to one process',
-      );
-    }
-    return 1;
   }
   return requested ?? availableParallelism();
 }
@@ -71,10 +59,14 @@ interface Seat {
 /** The cluster primary. Resolves once every worker listens; rejects if one dies before it does. */
 export async function serveCluster(config: Config, options: ServeOptions, workers: number): Promise<void> {
   const log = pino({ level: config.logLevel });
-  const db = await openDb(config);
-  await prepare(db, config, options);
-  // Kept open while the cluster runs: whatever the handle owns (a connection pool, an embedded server)
-  // outlives the workers that use the same database.
+  // Workers are forked at once and load the app while this process starts the database and migrates;
+  // each gets its assignment when both are done. The handle stays open while the cluster runs: what it
+  // owns (a connection pool, the embedded server) outlives the workers that use the same database.
+  const preparing = openDb(config).then(async (db) => {
+    await prepare(db, config, options);
+    return db;
+  });
+  preparing.catch(() => undefined);
   const host = config.redisUrl ? null : new LimiterHost(new MemoryLimiter());
   cluster.setupPrimary({ exec: BIN, args: ['serve'] });
 
@@ -100,8 +92,12 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
     let listening = false;
     worker.on('message', (message: unknown) => {
       if (host?.handle(message, worker)) return;
-      if (Array.isArray(message) && message[0] === HELLO && worker.isConnected()) {
-        worker.send([ASSIGN, config, seat.background]);
+      if (Array.isArray(message) && message[0] === HELLO) {
+        // Workers connect to the same database: the embedded server this process started, or DATABASE_URL's.
+        void preparing.then((db) => {
+          if (worker.isConnected())
+            worker.send([ASSIGN, { ...config, databaseUrl: db.url }, seat.background]);
+        });
       }
     });
     worker.on('error', (error: Error) => log.warn({ err: error, worker: pid }, 'HTTP worker channel error'));
@@ -177,7 +173,7 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
     const stopped = await stopWorkers(STOP_GRACE_MS);
     if (!stopped) log.error('HTTP workers did not stop in time; killed');
     await host?.close();
-    await db.close();
+    await (await preparing.catch(() => null))?.close();
     process.exit(stopped ? 0 : 1);
   };
   process.once('SIGINT', () => void shutdown('SIGINT'));
@@ -188,13 +184,16 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
     `starting ${workers} HTTP workers`,
   );
   for (const seat of seats) fork(seat);
+  ready.catch(() => undefined);
+  let db: Db | null = null;
   try {
+    db = await preparing;
     await ready;
   } catch (error) {
     closing = true;
     await stopWorkers(5000);
     await host?.close();
-    await db.close();
+    await db?.close();
     throw error;
   }
 }

@@ -3,7 +3,7 @@ import { link, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { type Config, ConfigError } from './config.ts';
 
-/** Where embedded mode keeps the key it generated: beside `pglite/`, so a backup takes both. */
+/** Where embedded mode keeps the key it generated: beside `postgres/`, so a backup takes both. */
 export const SECRET_KEY_FILE = 'secret.key';
 
 /** The commands that decrypt webhook secrets to sign deliveries. */

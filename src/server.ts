@@ -109,7 +109,7 @@ export async function runWorker(config: Config): Promise<void> {
   }
   const worker = new DeliveryWorker({ db, config, log });
   await worker.start();
-  log.info({ mode: db.kind, pid: process.pid }, 'webhook worker started');
+  log.info({ pid: process.pid }, 'webhook worker started');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
       log.info({ signal }, 'webhook worker stopping');

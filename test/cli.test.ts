@@ -49,12 +49,9 @@ describe('CLI in embedded mode', () => {
     const noWorkers = await cli(['serve', '--workers', '0'], env);
     assert.equal(noWorkers.code, 2);
     assert.match(noWorkers.stderr, /invalid --workers: expected 1\.\.64/);
-    const embeddedCluster = await cli(['serve', '--workers', '2'], env);
-    assert.equal(embeddedCluster.code, 2);
-    assert.match(embeddedCluster.stderr, /invalid --workers: several HTTP workers need DATABASE_URL/);
   });
 
-  test('a write while the server holds the data directory stops at once and points to the admin API', async () => {
+  test('while the server runs, one-off commands use its PostgreSQL and a second server is refused', async () => {
     let server: ChildProcess | undefined;
     try {
       server = spawn(process.execPath, [BIN, 'serve', '--no-seed', '--port', '0'], {
@@ -70,10 +67,21 @@ describe('CLI in embedded mode', () => {
           }
         });
       });
+      const late = await cli(['users', 'create', '--email', 'late@example.test', '--plan', 'developer'], env);
+      assert.equal(late.code, 0, late.stderr);
+      const key = await cli(
+        ['keys', 'create', '--email', 'late@example.test', '--name', 'k', '--scopes', 'read', '--json'],
+        env,
+      );
+      assert.equal(key.code, 0, key.stderr);
+
       const started = Date.now();
-      const busy = await cli(['users', 'create', '--email', 'late@example.test'], env);
-      assert.equal(busy.code, 2);
-      assert.match(busy.stderr, /in use by another market-intel process.*admin API/s);
+      const second = await cli(['serve', '--no-seed', '--port', '0'], env);
+      assert.equal(second.code, 2);
+      assert.match(
+        second.stderr,
+        /the embedded PostgreSQL in .* is run by another market-intel server \(pid \d+\)/,
+      );
       assert.ok(Date.now() - started < 20_000, 'answers without waiting for the lock');
     } finally {
       server?.kill('SIGTERM');

@@ -152,21 +152,13 @@ describe('workerCount', () => {
     assert.throws(() => config({ HTTP_WORKERS: '0' }), /invalid HTTP_WORKERS/);
   });
 
-  test('embedded mode runs one, and says why it refuses more', () => {
-    assert.equal(workerCount(loadConfig({}), undefined), 1);
-    assert.equal(workerCount(loadConfig({ HTTP_WORKERS: '1' }), undefined), 1);
-    assert.throws(
-      () => workerCount(loadConfig({ HTTP_WORKERS: '2' }), undefined),
-      /invalid HTTP_WORKERS: several/,
-    );
+  test('embedded mode runs as many as cluster mode', () => {
+    assert.equal(workerCount(loadConfig({}), undefined), availableParallelism());
+    assert.equal(workerCount(loadConfig({ HTTP_WORKERS: '2' }), undefined), 2);
   });
 });
 
-describe('serve --workers', {
-  skip: TEST_DATABASE_URL
-    ? false
-    : 'needs PostgreSQL (TEST_DATABASE_URL): the embedded database is one process',
-}, () => {
+describe('serve --workers', () => {
   let databaseUrl = '';
   let db: Db;
   const running: Server[] = [];
@@ -182,7 +174,7 @@ describe('serve --workers', {
   before(async () => {
     const name = `market_intel_cluster_${process.pid}_${randomBytes(3).toString('hex')}`;
     await admin((c) => c.query(`CREATE DATABASE ${name}`));
-    databaseUrl = withDatabase(TEST_DATABASE_URL ?? '', name);
+    databaseUrl = withDatabase(TEST_DATABASE_URL, name);
     db = await openDb({ databaseUrl, dataDir: '' });
     await migrate(db);
   });

@@ -12,7 +12,7 @@ import {
 export interface ReportMeta {
   engine: string;
   version: string;
-  /** Where the data came from, e.g. "PGlite ./data/pglite" or "PostgreSQL". */
+  /** Where the data came from, e.g. "embedded PostgreSQL ./data/postgres" or "PostgreSQL (DATABASE_URL)". */
   source: string;
 }
 

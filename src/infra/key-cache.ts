@@ -3,7 +3,7 @@ import { CHANNELS, type NotificationBus } from '../store/notifications.ts';
 import { Lru } from './lru.ts';
 
 export interface KeyCacheOptions {
-  /** No bus (PGlite, caches off): every lookup reads the database. */
+  /** No bus (caches off): every lookup reads the database. */
   bus: NotificationBus | null;
   /** Default 10,000 keys. */
   maxEntries?: number;

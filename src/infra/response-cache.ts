@@ -8,7 +8,7 @@ export interface CachedResponse {
 }
 
 export interface ResponseCacheOptions {
-  /** No bus (PGlite, caches off): nothing is kept. */
+  /** No bus (caches off): nothing is kept. */
   bus: NotificationBus | null;
   /** Bound on the bodies and keys held. Default 64 MiB. */
   maxBytes?: number;

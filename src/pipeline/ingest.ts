@@ -86,7 +86,7 @@ export async function ingestAwards(
   const changed: ScoredContract[] = [];
   const unique = latestPerId(awards);
   // Batches of one call hold distinct ids, so on PostgreSQL two may be written at once.
-  const writes = new WritePipeline(writeDepth(ctx));
+  const writes = new WritePipeline(writeDepth());
   for (let start = 0; start < unique.length; start += batchSize) {
     const batch: ResolvedAward[] = [];
     for (const award of byId(unique.slice(start, start + batchSize))) {
@@ -254,7 +254,7 @@ export async function scoreContracts(
   const regimesWritten = new Set<string>();
   const trailing = trailingById(contracts, history);
   let created = 0;
-  const writes = new WritePipeline(writeDepth(ctx));
+  const writes = new WritePipeline(writeDepth());
   // One contract's outputs so far: an engine built on another takes that one's output from here.
   const outputs = new Map<string, EngineOutput>();
   const keys = ctx.engines.map(engineKey);
@@ -314,12 +314,11 @@ export async function scoreContracts(
 const NO_TRAILING: EngineInput['trailing'] = { count: 0, totalValue: 0, medianValue: 0 };
 
 /**
- * Batches in flight on PostgreSQL: writing costs the server about as much CPU as node spends preparing
- * the rows, so the server gets up to one backend per core (at least two, at most four; the pool has
- * ten connections). PGlite runs one transaction at a time anyway.
+ * Batches in flight: writing costs the server about as much CPU as node spends preparing the rows, so
+ * the server gets up to one backend per core (at least two, at most four; the pool has ten connections).
  */
-function writeDepth(ctx: PipelineContext): number {
-  return ctx.db.kind === 'postgres' ? Math.min(4, Math.max(2, availableParallelism())) : 1;
+function writeDepth(): number {
+  return Math.min(4, Math.max(2, availableParallelism()));
 }
 
 /**

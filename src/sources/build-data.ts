@@ -4,7 +4,7 @@
  *   node --import tsx src/sources/build-data.ts [sharedDataDir=../shared/data] [outDir=data]
  *
  * Deterministic: the same inputs give byte-identical outputs (gzip headers carry no mtime).
- * Only the files listed in data/SOURCES.md are written; `data/pglite/` is never touched.
+ * Only the files listed in data/SOURCES.md are written; `data/postgres/` is never touched.
  * Every transformation is asserted here (constant splice ratios, continuity at splice points),
  * so a changed input fails loudly instead of shipping a silent jump.
  */

@@ -1,13 +1,13 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { PGlite, Transaction } from '@electric-sql/pglite';
-import type pg from 'pg';
+import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
-import { lockDataDir } from './dir-lock.ts';
-import { makePrivateDir, restrictTree } from './private-files.ts';
+import { type EmbeddedOptions, startEmbedded } from './embedded-postgres.ts';
 
-/** What queries need: the same SQL runs on PGlite and on PostgreSQL. */
+/** What queries need. */
 export interface Queryable {
   query<T>(text: string, params?: readonly unknown[]): Promise<T[]>;
 }
@@ -27,15 +27,12 @@ export interface Loader extends Queryable {
 }
 
 export interface Db extends Queryable {
-  readonly kind: 'pglite' | 'postgres';
   /** PostgreSQL's connection string; what needs a connection of its own (LISTEN) starts from it. */
-  readonly url?: string;
+  readonly url: string;
   /** Runs several statements separated by semicolons, no parameters. */
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Loader) => Promise<T>): Promise<T>;
   close(): Promise<void>;
-  /** PGlite only: the whole data directory as a gzipped tarball (test fixtures). */
-  dump?: () => Promise<Blob>;
 }
 
 const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
@@ -60,75 +57,81 @@ const named = new Map<string, string>();
 /** A bound on the names: a caller preparing texts without end would otherwise grow every connection. */
 const MAX_NAMED = 500;
 
-/** `text`, marked to run as a prepared statement where it can (PostgreSQL; not PGlite). */
+/** `text`, marked to run as a prepared statement. */
 export function prepared(text: string): string {
   if (!named.has(text) && named.size < MAX_NAMED) named.set(text, `mi_${named.size}`);
   return text;
 }
 
-export async function openDb(options: { databaseUrl: string | null; dataDir: string }): Promise<Db> {
-  if (options.databaseUrl) return openPostgres(options.databaseUrl);
-  const dir = path.join(options.dataDir, 'pglite');
-  await makePrivateDir(dir);
-  const unlock = await lockDataDir(dir);
+export interface OpenOptions {
+  /**
+   * Embedded mode, when another live process runs this DATA_DIR's server: connect to it (one-off
+   * commands) rather than fail (the default: `serve` owns the server it uses).
+   */
+  attach?: boolean;
+  log?: (line: string) => void;
+}
+
+/**
+ * DATABASE_URL's PostgreSQL, or else the embedded server of `dataDir` (started here, stopped when the
+ * returned handle closes).
+ */
+export async function openDb(
+  config: { databaseUrl: string | null; dataDir: string },
+  options: OpenOptions = {},
+): Promise<Db> {
+  if (config.databaseUrl) return openPostgres(config.databaseUrl);
+  return openEmbedded(config.dataDir, options);
+}
+
+async function openEmbedded(dataDir: string, options: EmbeddedOptions): Promise<Db> {
+  const server = await startEmbedded(dataDir, options);
   try {
-    const db = await openPglite(dir);
-    try {
-      restrictTree(dir);
-    } catch (error) {
-      await db.close();
-      throw error;
-    }
-    const close = async () => {
-      try {
-        await db.close();
-        restrictTree(dir);
-      } finally {
-        await unlock();
-      }
+    const db = await openPostgres(server.url);
+    return {
+      ...db,
+      close: async () => {
+        try {
+          await db.close();
+        } finally {
+          await server.stop();
+        }
+      },
     };
-    return { ...db, close };
   } catch (error) {
-    await unlock();
+    await server.stop();
     throw error;
   }
 }
 
-/** An in-memory PGlite, for tests and benchmarks; optionally started from a `dump()` snapshot. */
-export function openMemoryDb(snapshot?: Blob): Promise<Db> {
-  return openPglite(undefined, snapshot);
+/**
+ * An embedded server on a temporary directory, removed when the handle closes: for commands that need
+ * a database but keep nothing (`openapi`), benchmarks and scripts.
+ */
+export async function openTemporaryDb(): Promise<Db> {
+  const dir = mkdtempSync(path.join(tmpdir(), 'market-intel-'));
+  try {
+    const db = await openEmbedded(dir, { noSync: true });
+    return {
+      ...db,
+      close: async () => {
+        try {
+          await db.close();
+        } finally {
+          rmSync(dir, { recursive: true, force: true });
+        }
+      },
+    };
+  } catch (error) {
+    rmSync(dir, { recursive: true, force: true });
+    throw error;
+  }
 }
 
-async function openPglite(dir: string | undefined, snapshot?: Blob): Promise<Db> {
-  const { PGlite } = await import('@electric-sql/pglite');
-  const db: PGlite = await PGlite.create({ dataDir: dir, parsers: PARSERS, loadDataDir: snapshot });
-  await db.exec("SET TIME ZONE 'UTC'");
-  const run = async <T>(q: PGlite | Transaction, text: string, params?: readonly unknown[]) =>
-    (await q.query<T>(text, params ? [...params] : undefined)).rows;
-  // PGlite reads COPY data from a blob it exposes to the server as /dev/blob.
-  const loader = (q: PGlite | Transaction): Loader => ({
-    query: (text, params) => run(q, text, params),
-    copyFrom: async (table, columns, rows, record) => {
-      const blob = new Blob([copyText(rows, record)]);
-      await q.query(`COPY ${table} (${columns.join(', ')}) FROM '/dev/blob'`, [], { blob });
-    },
-  });
-  return {
-    kind: 'pglite',
-    query: (text, params) => run(db, text, params),
-    exec: async (sql) => {
-      await db.exec(sql);
-    },
-    transaction: (fn) => db.transaction((tx) => fn(loader(tx))),
-    close: () => db.close(),
-    dump: () => db.dumpDataDir('gzip'),
-  };
-}
+for (const [oid, parse] of Object.entries(PARSERS)) pg.types.setTypeParser(Number(oid), parse);
 
 async function openPostgres(url: string): Promise<Db> {
-  const { default: pgModule } = await import('pg');
-  for (const [oid, parse] of Object.entries(PARSERS)) pgModule.types.setTypeParser(Number(oid), parse);
-  const pool: pg.Pool = new pgModule.Pool({
+  const pool = new pg.Pool({
     connectionString: url,
     max: 10,
     options: '-c TimeZone=UTC -c plan_cache_mode=force_custom_plan',
@@ -154,7 +157,6 @@ async function openPostgres(url: string): Promise<Db> {
     await pipeline(Readable.from(copyPieces(rows, record, 500), { objectMode: false }), sink);
   };
   return {
-    kind: 'postgres',
     url,
     query: (text, params) => run(pool, text, params),
     exec: async (sql) => {

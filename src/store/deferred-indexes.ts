@@ -10,9 +10,9 @@
  * is recorded and no running import owns. Meanwhile reads stay correct; the list queries scan instead
  * of walking an index.
  *
- * On PostgreSQL an import owns its deferral by holding a shared advisory lock for as long as it has
- * indexes to build (a transaction kept open on one pool connection: the lock, and nothing else, goes
- * when the process does). PGlite needs no such mark: its data directory admits one process.
+ * An import owns its deferral by holding a shared advisory lock for as long as it has indexes to build
+ * (a transaction kept open on one pool connection: the lock, and nothing else, goes when the process
+ * does).
  */
 import type { Db } from './db.ts';
 
@@ -86,7 +86,6 @@ const LOCK_NOT_AVAILABLE = '55P03';
 
 /** Takes the shared ownership lock in a transaction that stays open until the returned function ends it. */
 async function holdOwnership(db: Db): Promise<() => Promise<void>> {
-  if (db.kind !== 'postgres') return async () => {};
   let end = (): void => {};
   const ended = new Promise<void>((resolve) => {
     end = resolve;
@@ -114,15 +113,13 @@ async function holdOwnership(db: Db): Promise<() => Promise<void>> {
  * building them, and leaves alone those of an import still running in another process.
  */
 export async function restoreAbandonedIndexes(db: Db): Promise<string[]> {
-  if (db.kind === 'postgres') {
-    const owned = await db.transaction(async (tx) => {
-      const [row] = await tx.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS free', [
-        OWNER_LOCK,
-      ]);
-      return row?.free !== true;
-    });
-    if (owned) return [];
-  }
+  const owned = await db.transaction(async (tx) => {
+    const [row] = await tx.query<{ free: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS free', [
+      OWNER_LOCK,
+    ]);
+    return row?.free !== true;
+  });
+  if (owned) return [];
   return restoreIndexes(db);
 }
 

@@ -4,7 +4,7 @@ import { timeOrderedId } from './ids.ts';
 import { encodeRationale } from './rows.ts';
 
 /**
- * Multi-row writes are one statement per batch, same SQL on PGlite and pg: small tables go through
+ * Multi-row writes are one statement per batch: small tables go through
  * unnest() of typed arrays; the ingest hot path (contracts, signals) is staged with COPY (below).
  */
 const column = <T, V>(rows: readonly T[], pick: (row: T) => V): V[] => rows.map(pick);

@@ -11,9 +11,7 @@ import { revokeKey } from '../../src/store/accounts.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { NotificationBus } from '../../src/store/notifications.ts';
 import { type Envelope, makeKey, testApp } from '../support/app.ts';
-import { seededDb, TEST_DATABASE_URL } from '../support/db.ts';
-
-const skip = TEST_DATABASE_URL ? false : 'notifications need PostgreSQL (TEST_DATABASE_URL)';
+import { seededDb } from '../support/db.ts';
 
 interface EventPage {
   data: { contract: { id: string; recipient_name: string } }[];
@@ -34,7 +32,7 @@ async function until(ok: () => boolean, ms = 10_000): Promise<void> {
 const get = (app: App, raw: string, url: string, headers: Record<string, string> = {}) =>
   app.inject({ method: 'GET', url, headers: { 'x-api-key': raw, ...headers } });
 
-describe('caches across instances', { skip }, () => {
+describe('caches across instances', () => {
   let db: Db;
   let dbB: Db;
   let a: App;
@@ -44,7 +42,7 @@ describe('caches across instances', { skip }, () => {
 
   before(async () => {
     db = await seededDb();
-    dbB = await openDb({ databaseUrl: db.url ?? '', dataDir: '' });
+    dbB = await openDb({ databaseUrl: db.url, dataDir: '' });
     a = await testApp(db);
     b = await testApp(dbB);
     bus = b.caches.bus as NotificationBus;
@@ -210,7 +208,7 @@ describe('caches across instances', { skip }, () => {
   });
 });
 
-describe('when notifications stop', { skip }, () => {
+describe('when notifications stop', () => {
   let db: Db;
   let app: App;
   /** A bus of its own, slow to reconnect, so the test can act while it is down. */
@@ -218,7 +216,7 @@ describe('when notifications stop', { skip }, () => {
 
   before(async () => {
     db = await seededDb();
-    bus = new NotificationBus({ url: db.url ?? '', retryMs: 1_500 });
+    bus = new NotificationBus({ url: db.url, retryMs: 1_500 });
     app = await testApp(db, {}, { notifications: bus });
   });
   after(async () => {

@@ -10,7 +10,7 @@ const T0 = Date.UTC(2025, 2, 10, 14, 30, 0);
 const at = (ms: number) => new Date(T0 + ms);
 const iso = (ms: number) => new Date(T0 + ms).toISOString();
 
-// One database for the file (every test uses its own random key ids): a fresh PGlite costs seconds.
+// One database for the file (every test uses its own random key ids).
 let db: Db;
 before(async () => {
   db = await freshDb();

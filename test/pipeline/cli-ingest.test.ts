@@ -109,8 +109,8 @@ describe('ingest, score and unmatched commands (embedded mode)', () => {
     });
   });
 
-  test('while another process holds the data directory, ingest stops at once and says why', async () => {
-    const lockDir = path.join(dir, 'busy', 'pglite');
+  test('while another process holds the data directory and its server is not up, ingest stops at once and says why', async () => {
+    const lockDir = path.join(dir, 'busy');
     await mkdir(lockDir, { recursive: true });
     // This test process is alive, so its pid in the lock file is a live owner.
     await writeFile(path.join(lockDir, 'market-intel.lock'), String(process.pid));
@@ -120,6 +120,6 @@ describe('ingest, score and unmatched commands (embedded mode)', () => {
       DATA_DIR: path.join(dir, 'busy'),
     });
     assert.equal(run.code, 2);
-    assert.match(run.stderr, /in use by another market-intel process.*admin API/s);
+    assert.match(run.stderr, /is run by another market-intel server \(pid \d+\): stop that server first/);
   });
 });

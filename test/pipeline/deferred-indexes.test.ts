@@ -115,7 +115,7 @@ describe('list indexes deferred by a large import', () => {
     await db.query('TRUNCATE contracts');
     const lines: string[] = [];
     let during: Promise<string[]> | null = null;
-    // Another process starting meanwhile (PostgreSQL; PGlite admits one process) builds none of them.
+    // Another process starting meanwhile builds none of them.
     let otherStart: Promise<string[]> | null = null;
     const deferred = await importAwardFile(ctx, csv, {
       deferIndexesFrom: 1,
@@ -123,11 +123,11 @@ describe('list indexes deferred by a large import', () => {
         lines.push(line);
         if (!line.startsWith('import: 40 records read')) return;
         during ??= indexes();
-        if (db.kind === 'postgres') otherStart ??= during.then(() => restoreAbandonedIndexes(db));
+        otherStart ??= during.then(() => restoreAbandonedIndexes(db));
       },
     });
     assert.deepEqual(await (otherStart ?? Promise.resolve([])), []);
-    if (db.kind === 'postgres') assert.ok(otherStart, 'the other start ran during the import');
+    assert.ok(otherStart, 'the other start ran during the import');
     assert.ok(lines.some((l) => /the 7 list indexes of contracts and signals are built at the end/.test(l)));
     // While the rows went in, only the primary keys (and the BRIN range index) were maintained.
     assert.deepEqual(
@@ -181,8 +181,7 @@ describe('deferred index records', () => {
     assert.equal(await hasDeferredIndexes(), false);
   });
 
-  test('a start while another process still imports leaves that import its indexes to build', async (t) => {
-    if (db.kind !== 'postgres') return t.skip('PGlite: its data directory admits one process');
+  test('a start while another process still imports leaves that import its indexes to build', async () => {
     const deferral = await deferIndexes(db, ['contracts', 'signals']);
     assert.deepEqual(deferral.names, LIST_INDEXES);
     try {

@@ -39,33 +39,31 @@ function looseModes(dir: string): string[] {
 }
 
 describe('embedded data directory', () => {
-  test('a fresh one holds pglite/ at 0700 with every database file 0600, and secret.key at 0600', async () => {
+  test('a fresh one holds postgres/ at 0700 with every database file 0600, and secret.key at 0600', async () => {
     const dataDir = tempDir();
     const run = await cli(['migrate'], { DATA_DIR: dataDir, SECRET_KEY: '' });
     assert.equal(run.code, 0, run.stderr);
-    const pglite = path.join(dataDir, 'pglite');
-    assert.ok(readdirSync(pglite, { recursive: true }).length > 100, 'initdb wrote the database files');
-    assert.deepEqual(looseModes(pglite), []);
+    const cluster = path.join(dataDir, 'postgres');
+    assert.ok(readdirSync(cluster, { recursive: true }).length > 100, 'initdb wrote the database files');
+    assert.deepEqual(looseModes(cluster), []);
     assert.equal(modeOf(path.join(dataDir, SECRET_KEY_FILE)), 0o600);
   });
 
-  test('an existing one left group- and world-readable is tightened when opened', async () => {
+  test('an existing one opened to others is closed again when started, and the server starts', async () => {
     const dataDir = tempDir();
-    const pglite = path.join(dataDir, 'pglite');
+    const cluster = path.join(dataDir, 'postgres');
     const first = await openDb({ databaseUrl: null, dataDir });
     await migrate(first);
     await first.close();
-    chmodSync(pglite, 0o755);
-    chmodSync(path.join(pglite, 'PG_VERSION'), 0o644);
-    chmodSync(path.join(pglite, 'base'), 0o755);
+    chmodSync(cluster, 0o755);
 
     const db = await openDb({ databaseUrl: null, dataDir });
     try {
-      assert.deepEqual(looseModes(pglite), []);
+      assert.equal(modeOf(cluster), 0o700);
+      assert.equal((await db.query<{ n: number }>('SELECT 1 AS n'))[0]?.n, 1);
     } finally {
       await db.close();
     }
-    assert.deepEqual(looseModes(pglite), []);
   });
 });
 

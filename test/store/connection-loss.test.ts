@@ -4,12 +4,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { deferIndexes } from '../../src/store/deferred-indexes.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { freshDb, TEST_DATABASE_URL } from '../support/db.ts';
+import { freshDb } from '../support/db.ts';
 
-// PGlite runs in the process: it has no connection to lose.
-describe('a PostgreSQL connection lost inside a transaction', {
-  skip: TEST_DATABASE_URL ? false : 'PostgreSQL only',
-}, () => {
+describe('a PostgreSQL connection lost inside a transaction', () => {
   let db: Db;
   before(async () => {
     db = await freshDb();

@@ -4,7 +4,7 @@ import { seededRandom } from '../../bench/common.ts';
 import type { Db } from '../../src/store/db.ts';
 import { eventsJson } from '../../src/store/events.ts';
 import { jsonNumber, jsonObject, jsonString, jsonTimestamp } from '../../src/store/json.ts';
-import { freshDb, TEST_DATABASE_URL } from '../support/db.ts';
+import { freshDb } from '../support/db.ts';
 
 let db: Db;
 before(async () => {
@@ -157,10 +157,7 @@ describe('JSON written by the server is what JSON.stringify writes', () => {
 });
 
 describe('the list queries', () => {
-  // node-postgres names the statement; PGlite (leaving with issue 17) runs the same text unprepared.
-  test('run as prepared statements, planned for each execution', {
-    skip: TEST_DATABASE_URL ? false : 'PGlite prepares nothing',
-  }, async () => {
+  test('run as prepared statements, planned for each execution', async () => {
     const page = (ticker: string, limit: number) => ({
       engine: 'materiality',
       withRationale: false,

