@@ -85,7 +85,8 @@ async function load(port: number, keys: string[], duration: number) {
 async function prepare(): Promise<{ keys: string[]; cleanup: () => Promise<void> }> {
   const { openDb } = await import('../src/store/db.ts');
   const { migrate } = await import('../src/store/migrate.ts');
-  const { isEmpty, seed } = await import('../src/pipeline/seed.ts');
+  const { seed } = await import('../src/pipeline/seed.ts');
+  const { isEmpty } = await import('../src/pipeline/empty.ts');
   const { generateKey } = await import('../src/domain/keys.ts');
   const { createUser, insertKey } = await import('../src/store/accounts.ts');
   const db = await openDb({ databaseUrl: DATABASE_URL, dataDir: '' });

@@ -5,6 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
+import { CommandFailed } from './cli-errors.ts';
 import { type Config, ConfigError } from './config.ts';
 import { ENGINES, engineNames, getEngine } from './domain/engines/index.ts';
 import { createPipelineContext } from './pipeline/context.ts';
@@ -21,9 +22,6 @@ import { isIsoDate } from './sources/candles.ts';
 import { UsaspendingClient, UsaspendingError } from './sources/usaspending-client.ts';
 import { type Db, openDb } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
-
-/** A run that could not finish for a reason outside the arguments (exit 1, message, no stack). */
-export class CommandFailed extends Error {}
 
 type Command = (args: string[], config: Config) => Promise<void>;
 

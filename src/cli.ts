@@ -1,16 +1,12 @@
 import cluster from 'node:cluster';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { buildApp } from './app.ts';
-import { evaluateCommand } from './cli-evaluate.ts';
-import { CommandFailed, ingestCommands } from './cli-ingest.ts';
+import { CommandFailed } from './cli-errors.ts';
 import { runServeWorker, serveCluster, workerCount } from './cluster.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './domain/passwords.ts';
 import { isPlan, PLANS, SCOPES, type Scope } from './domain/plans.ts';
-import { seed } from './pipeline/seed.ts';
 import { resolveSecretKey } from './secret-key.ts';
-import { runWorker, serve } from './server.ts';
 import { AccountRuleError, createAccount, issueKey } from './services/accounts.ts';
 import { findUserByEmail, revokeKey } from './store/accounts.ts';
 import { type Db, openDb, openTemporaryDb } from './store/db.ts';
@@ -78,12 +74,12 @@ const commands: Record<string, (args: string[], config: Config) => Promise<void>
       throw new ConfigError('--port', 'expected 0..65535');
     const workers = workerCount(config, values.workers);
     const options = { seedIfEmpty: !values['no-seed'], worker: !values['no-worker'] };
-    if (workers === 1) await serve({ ...config, port }, options);
+    if (workers === 1) await (await import('./server.ts')).serve({ ...config, port }, options);
     else await serveCluster({ ...config, port }, options, workers);
   },
   async worker(args, config) {
     parseArgs({ args, options: {} });
-    await runWorker(config);
+    await (await import('./server.ts')).runWorker(config);
   },
   async migrate(args, config) {
     parseArgs({ args, options: {} });
@@ -96,6 +92,7 @@ const commands: Record<string, (args: string[], config: Config) => Promise<void>
     parseArgs({ args, options: {} });
     await withDb(config, async (db) => {
       await migrate(db);
+      const { seed } = await import('./pipeline/seed.ts');
       await seed(db, { signalThreshold: config.signalThreshold, log: say });
     });
   },
@@ -103,6 +100,7 @@ const commands: Record<string, (args: string[], config: Config) => Promise<void>
     const { values } = parseArgs({ args, options: { write: { type: 'string' } } });
     const db = await openTemporaryDb();
     try {
+      const { buildApp } = await import('./app.ts');
       const app = await buildApp({ config, db, logger: false });
       await app.ready();
       const text = `${JSON.stringify(app.swagger(), null, 2)}\n`;
@@ -206,8 +204,15 @@ class UsageError extends Error {}
 
 commands.users = usersCommand;
 commands.keys = keysCommand;
-commands.evaluate = evaluateCommand;
-Object.assign(commands, ingestCommands);
+// Loaded when run: most commands need only a part of the code, and `serve`'s primary none of these.
+commands.evaluate = async (args, config) => (await import('./cli-evaluate.ts')).evaluateCommand(args, config);
+for (const name of ['ingest', 'score', 'unmatched']) {
+  commands[name] = async (args, config) => {
+    const command = (await import('./cli-ingest.ts')).ingestCommands[name];
+    if (!command) throw new Error(`no ingest command ${name}`);
+    await command(args, config);
+  };
+}
 
 export async function main(argv: string[]): Promise<number> {
   const [name, ...args] = argv;

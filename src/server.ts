@@ -2,7 +2,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { type Scheduler, startIngestScheduler } from './pipeline/scheduler.ts';
-import { isEmpty, seed } from './pipeline/seed.ts';
+import { prepare } from './prepare.ts';
 import type { Db } from './store/db.ts';
 import { openDb } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -23,26 +23,6 @@ export async function serve(config: Config, options: ServeOptions): Promise<void
   const db: Db = await openDb(config);
   await prepare(db, config, options);
   await listen(config, db, { background: options.worker });
-}
-
-/** Migrates, and seeds an empty database when asked; closes `db` when either fails. */
-export async function prepare(
-  db: Db,
-  config: Config,
-  options: Pick<ServeOptions, 'seedIfEmpty'>,
-): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
-  try {
-    const applied = await migrate(db);
-    if (applied.length) log(`migrated: ${applied.join(', ')}`);
-    if (options.seedIfEmpty && (await isEmpty(db))) {
-      log('empty database: loading the demo data (runs once)');
-      await seed(db, { signalThreshold: config.signalThreshold, log });
-    }
-  } catch (error) {
-    await db.close();
-    throw error;
-  }
 }
 
 export interface ListenOptions {

@@ -4,7 +4,7 @@ import { loadDemoAwards } from '../sources/awards.ts';
 import { loadDemoCandles } from '../sources/candles.ts';
 import { loadDemoCompanies } from '../sources/companies.ts';
 import type { Db } from '../store/db.ts';
-import { insertAliases, upsertCandles, upsertCompanies } from '../store/writes.ts';
+import { insertAliases, loadCandles, upsertCompanies } from '../store/writes.ts';
 import { createPipelineContext } from './context.ts';
 import { type IngestCounts, ingestAwards } from './ingest.ts';
 
@@ -29,6 +29,10 @@ export async function seed(
   const log = options.log ?? (() => undefined);
   const dataDir = options.dataDir ?? DEMO_DATA_DIR;
 
+  // Files are read and parsed while the database writes what came before them: node's work and the
+  // server's overlap (the first start loads these, and waits for them).
+  const loadingCandles = loadDemoCandles(dataDir);
+  loadingCandles.catch(() => undefined);
   const { companies, aliases } = await loadDemoCompanies(dataDir);
   for (let i = 0; i < companies.length; i += CHUNK) await upsertCompanies(db, companies.slice(i, i + CHUNK));
   const known = new Set(companies.map((c) => c.ticker));
@@ -38,16 +42,14 @@ export async function seed(
   await insertAliases(db, aliasRows);
   log(`seed: ${companies.length} companies, ${aliasRows.length} aliases`);
 
-  const candles = await loadDemoCandles(dataDir);
-  let candleCount = 0;
-  for (const [ticker, series] of candles) {
-    for (let i = 0; i < series.length; i += CHUNK)
-      await upsertCandles(db, ticker, series.slice(i, i + CHUNK));
-    candleCount += series.length;
-  }
+  const candles = await loadingCandles;
+  const loadingAwards = loadDemoAwards(dataDir);
+  loadingAwards.catch(() => undefined);
+  await db.transaction((tx) => loadCandles(tx, candles));
+  const candleCount = [...candles.values()].reduce((sum, series) => sum + series.length, 0);
   log(`seed: ${candleCount} candles for ${candles.size} tickers`);
 
-  const { awards, rejected } = await loadDemoAwards(dataDir);
+  const { awards, rejected } = await loadingAwards;
   const ctx = await createPipelineContext(db, { signalThreshold: options.signalThreshold });
   const counts = await ingestAwards(ctx, awards, {
     onProgress: (stage, done, total) => log(`seed: ${stage} ${done}/${total}`),
@@ -63,9 +65,4 @@ export async function seed(
     awards: counts,
     rejected: rejected.length,
   };
-}
-
-export async function isEmpty(db: Db): Promise<boolean> {
-  const rows = await db.query('SELECT 1 FROM companies LIMIT 1');
-  return rows.length === 0;
 }
