@@ -106,6 +106,8 @@ export interface ServerOptions {
   env: Record<string, string>;
   /** Extra `serve` arguments (`--workers N`). */
   args?: string[];
+  /** Node options before the script's (`--cpu-prof`; a cluster's workers inherit them). */
+  nodeArgs?: string[];
   /** Where stdout and stderr go (a file, read back for errors). */
   logFile: string;
   /** For the embedded target: postgres processes working in it belong to this server. */
@@ -147,7 +149,8 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
   const started = performance.now();
-  const proc = spawn(process.execPath, [...scriptArgv('start'), ...(options.args ?? [])], {
+  const argv = [...(options.nodeArgs ?? []), ...scriptArgv('start'), ...(options.args ?? [])];
+  const proc = spawn(process.execPath, argv, {
     cwd: ROOT,
     env: childEnv({ HOST: '127.0.0.1', ...options.env, PORT: String(port) }),
     stdio: ['ignore', log, log],

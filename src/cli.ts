@@ -20,7 +20,7 @@ commands:
   serve [--port N] [--workers N] [--no-seed] [--no-worker]
                                  migrate, seed an empty database, serve the API (and deliver
                                  webhooks, unless --no-worker) from N HTTP worker processes
-                                 (default HTTP_WORKERS, else one per core; embedded mode: one)
+                                 (default HTTP_WORKERS, else one per core)
   worker                         only deliver webhooks (cluster mode: beside serve --no-worker)
   migrate                        apply pending SQL migrations
   seed                           load the shipped demo data (idempotent)
@@ -43,8 +43,8 @@ commands:
                                  (--all: rescore every matched contract)
   unmatched [--limit N] [--json] recipients without a ticker, largest total value first
 
-In embedded mode (no DATABASE_URL) commands that write need the server stopped;
-while it runs, use its admin API (/api/v1/admin/...).
+In embedded mode (no DATABASE_URL) the commands start the embedded PostgreSQL in DATA_DIR,
+or connect to it while a server runs there.
 `;
 
 const say = (line: string) => process.stderr.write(`${line}\n`);
