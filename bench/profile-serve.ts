@@ -37,7 +37,11 @@ const short = (url: string) =>
     ? (url.split('node_modules/').pop() ?? url)
     : url.replace(/^file:\/\/.*?\/(src|bin)\//, '$1/');
 
-function summarize(profile: Profile): { total: number; byFunction: [string, number][]; byFile: [string, number][] } {
+function summarize(profile: Profile): {
+  total: number;
+  byFunction: [string, number][];
+  byFile: [string, number][];
+} {
   const nodes = new Map(profile.nodes.map((n) => [n.id, n]));
   const byFunction = new Map<string, number>();
   const byFile = new Map<string, number>();
@@ -74,11 +78,16 @@ async function main(): Promise<void> {
   const keys = await provisionKeys(server.port, adminKey, 'developer', 200, 'profile');
   const shots = Array.from({ length: 2000 }, (_, i) => ({ path: PATH, key: keys[i % keys.length] }));
   await closedLoop('warm-up', server.port, shots, { connections: CONNECTIONS, duration: 3 });
-  const run = await closedLoop('profiled', server.port, shots, { connections: CONNECTIONS, duration: DURATION });
+  const run = await closedLoop('profiled', server.port, shots, {
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
   process.stdout.write(`${PATH}: ${Math.round(run.rps)} req/s over ${DURATION} s, ${run.non2xx} non-2xx\n`);
   await server.stop();
   for (const file of (await readdir(profiles)).filter((f) => f.endsWith('.cpuprofile')).sort()) {
-    const { total, byFunction, byFile } = summarize(JSON.parse(await readFile(path.join(profiles, file), 'utf8')));
+    const { total, byFunction, byFile } = summarize(
+      JSON.parse(await readFile(path.join(profiles, file), 'utf8')),
+    );
     if (total < 1000) continue;
     process.stdout.write(`\n== ${file}: ${(total / 1000).toFixed(1)} s sampled\n-- by file\n`);
     for (const [name, ms] of byFile) process.stdout.write(`${ms.toFixed(0).padStart(7)} ms  ${name}\n`);
