@@ -3,7 +3,7 @@
  * `npm start` starts it (package.json's `start` script, spawned; see server-process.ts), and loaded from
  * this process. Targets:
  *   embedded  `serve` on a fresh DATA_DIR in a temp dir (seeds the demo data on first start), whatever
- *             storage it embeds (PGlite today, a child PostgreSQL later): nothing of it is imported here;
+ *             storage it embeds (a PostgreSQL child process): nothing of it is imported here;
  *   postgres  `serve` with DATABASE_URL (--database-url, else $DATABASE_URL, else the 1 M-contract
  *             market_intel_bench of `npm run bench:synthetic`); skipped, saying why, when it is absent.
  * Auth, rate limiting and usage recording are on: an admin key is made with the CLI, then --keys live
@@ -20,8 +20,7 @@
  *   4. memory under load, sampled every second over runs 1–3: the server's node processes (the
  *      serve process and its node descendants, e.g. --workers) summed, RSS judged (bar ≤ 300 MB);
  *      PostgreSQL's processes apart, PSS summed (shared buffers split among the processes sharing
- *      them): for embedded, postgres processes under the server or working in its DATA_DIR (none with
- *      PGlite); for postgres, the postmaster, its auxiliary processes and the backends connected to
+ *      them): for embedded, postgres processes under the server or working in its DATA_DIR; for postgres, the postmaster, its auxiliary processes and the backends connected to
  *      the bench database.
  * Ends with a table of bars and PASS/FAIL. Servers are stopped, temp dirs and bench users removed, on
  * success, failure and Ctrl-C. Exit status 1 when a target failed or a run was INVALID.
@@ -229,10 +228,11 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
     return closedLoop(label, port, list, loadOptions);
   };
   let app: Pick<Report, 'single' | 'mix' | 'half' | 'memory'>;
+  let rate = 1;
   try {
     const full = await closed('events?limit=50', server.port, singleShots);
     const mixed = await closed(`mix of ${mix.length} URLs`, server.port, mixShots);
-    const rate = Math.max(1, Math.round(full.rps / 2));
+    rate = Math.max(1, Math.round(full.rps / 2));
     log(`events?limit=50 open loop at ${rate} req/s (half the full-load rate), ${DURATION} s`);
     const half = await openLoop(`events?limit=50 @ ${rate} req/s`, server.port, singleShots, {
       ...loadOptions,
@@ -244,14 +244,13 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
     await postgres?.close();
     await server.stop();
   }
-  const bare = async (label: string, answers: Map<string, Captured>, list: Shot[]) => {
+  const bare = async (label: string, answers: Map<string, Captured>, list: Shot[], openRate?: number) => {
     const server = await startBare(answers, path.join(dir, 'bare.json'));
+    const keyless = list.map((s) => ({ path: s.path }));
     try {
-      return await closed(
-        label,
-        server.port,
-        list.map((s) => ({ path: s.path })),
-      );
+      if (openRate === undefined) return await closed(label, server.port, keyless);
+      log(`${label}: open loop, ${DURATION} s`);
+      return await openLoop(label, server.port, keyless, { ...loadOptions, rate: openRate });
     } finally {
       await server.stop();
     }
@@ -263,10 +262,12 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
     ...app,
     bareSingle: await bare('bare: events?limit=50', singleAnswers, singleShots),
     bareMix: await bare(`bare: mix of ${mix.length} URLs`, mixAnswers, mixShots),
+    // The same open loop against the bare server: what the machine and the load generator add.
+    bareHalf: await bare(`bare: events?limit=50 @ ${rate} req/s`, singleAnswers, singleShots, rate),
     postgresNote:
       target === 'postgres'
         ? 'postmaster, auxiliary processes and the backends on the bench database'
-        : 'postgres processes under the server or in its DATA_DIR (none: PGlite runs inside node)',
+        : 'postgres processes under the server or in its DATA_DIR',
   };
 }
 

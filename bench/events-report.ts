@@ -17,6 +17,8 @@ export interface Report {
   single: Measured;
   mix: Measured;
   half: Measured;
+  /** The same open loop against the bare server. */
+  bareHalf: Measured;
   bareSingle: Measured;
   bareMix: Measured;
   memory: Sample;
@@ -38,7 +40,7 @@ const MIN_URLS = 600;
 const pct = (ratio: number) => `${(100 * ratio).toFixed(1)} %`;
 
 function runRows(r: Report): string[][] {
-  return [r.single, r.mix, r.half, r.bareSingle, r.bareMix].map((m) => [
+  return [r.single, r.mix, r.half, r.bareSingle, r.bareMix, r.bareHalf].map((m) => [
     m.label,
     fmtInt(m.rps),
     fmtMs(m.p50),
@@ -62,12 +64,12 @@ function section(r: Report, context: Context): string[] {
     '',
     `## ${r.target}: healthy ${(r.readyMs / 1000).toFixed(2)} s after spawn; mix of ${r.urls} URLs`,
     table(['run', 'req/s', 'p50', 'p90', 'p99', 'max', 'requests', 'non-2xx', 'errors'], runRows(r)),
-    ...[r.single, r.mix, r.half, r.bareSingle, r.bareMix].flatMap((m) =>
+    ...[r.single, r.mix, r.half, r.bareSingle, r.bareMix, r.bareHalf].flatMap((m) =>
       m.sampleError ? [`first error body in "${m.label}": ${m.sampleError}`] : [],
     ),
     `events?limit=50 app / bare: ${fmtInt(r.single.rps)} / ${fmtInt(r.bareSingle.rps)} req/s = ${pct(single)}`,
     `URL mix app / bare:        ${fmtInt(r.mix.rps)} / ${fmtInt(r.bareMix.rps)} req/s = ${pct(mix)}`,
-    `open loop at half load:    p99 ${fmtMs(r.half.p99)}, max ${fmtMs(r.half.max)}`,
+    `open loop at half load:    p99 ${fmtMs(r.half.p99)}, max ${fmtMs(r.half.max)} (bare at the same rate: p99 ${fmtMs(r.bareHalf.p99)}, max ${fmtMs(r.bareHalf.max)})`,
     `max at ${context.connections} connections:    ${fmtMs(r.single.max)} (events?limit=50), ${fmtMs(r.mix.max)} (mix)`,
     `server node processes, peak under load: ${memoryLine(r.memory.node)}`,
     `PostgreSQL, peak under load (${r.postgresNote}): ${
@@ -77,7 +79,7 @@ function section(r: Report, context: Context): string[] {
 }
 
 function bars(r: Report, context: Context): string[][] {
-  const runs = [r.single, r.mix, r.half, r.bareSingle, r.bareMix];
+  const runs = [r.single, r.mix, r.half, r.bareSingle, r.bareMix, r.bareHalf];
   const invalid = runs.some((m) => m.non2xx > 0 || m.errors > 0 || m.requests === 0);
   const judge = (ok: boolean): Verdict => (invalid ? 'INVALID' : ok ? 'PASS' : 'FAIL');
   const single = r.single.rps / r.bareSingle.rps;

@@ -1,7 +1,7 @@
 /**
  * The server as `npm start` runs it, in a process of its own: the command line comes from package.json's
- * `start` script, so the benchmarks measure whatever that script does (PGlite today, embedded
- * PostgreSQL or `--workers` later) without importing the storage layer. Also the clean-up registry
+ * `start` script, so the benchmarks measure whatever that script does (the embedded PostgreSQL, the
+ * workers) without importing the storage layer. Also the clean-up registry
  * that stops children and removes scratch state on success, failure and Ctrl-C.
  */
 import { type ChildProcess, execFile, spawn } from 'node:child_process';

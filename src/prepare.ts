@@ -3,6 +3,9 @@
  * one. Kept apart from the HTTP app, so that a cluster's primary, which runs this and serves nothing,
  * does not load the app.
  */
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { CommandFailed } from './cli-errors.ts';
 import type { Config } from './config.ts';
 import { isEmpty } from './pipeline/empty.ts';
 import type { ServeOptions } from './server.ts';
@@ -21,12 +24,31 @@ export async function prepare(
     if (applied.length) log(`migrated: ${applied.join(', ')}`);
     if (options.seedIfEmpty && (await isEmpty(db))) {
       log('empty database: loading the demo data (runs once)');
-      // Loaded only here: the pipeline is most of a start's module loading, and later starts skip it.
-      const { seed } = await import('./pipeline/seed.ts');
-      await seed(db, { signalThreshold: config.signalThreshold, log });
+      await seedInChild(db.url, config);
     }
   } catch (error) {
     await db.close();
     throw error;
   }
+}
+
+const BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
+
+/**
+ * `market-intel seed` in a process of its own, on this database: what the pipeline builds and keeps
+ * (name indexes, engines' tables, about 100 MB) goes with it instead of staying in the server for its
+ * whole life. Its progress lines go to our stderr.
+ */
+function seedInChild(databaseUrl: string, config: Config): Promise<void> {
+  const child = spawn(process.execPath, [BIN, 'seed'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, SIGNAL_THRESHOLD: String(config.signalThreshold) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code, signal) => {
+      if (code === 0) resolve();
+      else reject(new CommandFailed(`loading the demo data failed (${signal ?? `exit ${code}`}); see above`));
+    });
+  });
 }
