@@ -75,7 +75,7 @@ async function main(): Promise<void> {
     logFile: path.join(dataDir, 'serve.log'),
     dataDir,
   });
-  const keys = await provisionKeys(server.port, adminKey, 'developer', 200, 'profile');
+  const keys = await provisionKeys(server.port, adminKey, 'developer', 1000, 'profile');
   const shots = Array.from({ length: 2000 }, (_, i) => ({ path: PATH, key: keys[i % keys.length] }));
   await closedLoop('warm-up', server.port, shots, { connections: CONNECTIONS, duration: 3 });
   const run = await closedLoop('profiled', server.port, shots, {

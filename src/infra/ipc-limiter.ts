@@ -21,8 +21,14 @@ import type { MemoryLimiter } from './memory-limiter.ts';
  *   reply    HIT [tag, id, allowed 0|1, remaining, resetAt]; BACKOFF [tag, id, allowed 0|1, retryAt];
  *            RESET [tag, id, 1]; a failure [tag, id, -1, message]
  * `now` null means the primary's clock (one machine, one clock).
+ *
+ * Requests made in one turn of a worker's event loop travel as one batch, `[BATCH_TAG, request…]`,
+ * answered by one `[BATCH_TAG, reply…]` in the same order: writing to the channel is a system call per
+ * message, which one at a time took 16 % of a worker's CPU under load. The primary still decides the
+ * requests one by one, in arrival order, so the counts stay exact.
  */
 export const LIMITER_TAG = 'mi:rl';
+export const LIMITER_BATCH_TAG = 'mi:rl*';
 
 const HIT = 0;
 const BACKOFF = 1;
@@ -95,6 +101,9 @@ export class IpcLimiter implements RateLimiter {
   #lastTick = performance.now();
   #nextId = 0;
   #closed = false;
+  /** Requests of this turn of the event loop, sent together by #flush. */
+  #outbox: unknown[][] = [];
+  #flushing: NodeJS.Immediate | null = null;
 
   constructor(channel: LimiterChannel, options: IpcLimiterOptions = {}) {
     this.#channel = channel;
@@ -146,6 +155,8 @@ export class IpcLimiter implements RateLimiter {
     if (this.#closed) return Promise.resolve();
     this.#closed = true;
     clearInterval(this.#timer);
+    if (this.#flushing) clearImmediate(this.#flushing);
+    this.#outbox = [];
     this.#unlisten();
     this.#failAll('the rate limiter is closed');
     return Promise.resolve();
@@ -170,11 +181,29 @@ export class IpcLimiter implements RateLimiter {
     if (this.#pending.size === 0) this.#timer.ref();
     return new Promise<T>((resolve, reject) => {
       this.#pending.set(id, { resolve: resolve as (value: unknown) => void, reject, deadline, op, limit });
-      this.#channel.send(message);
+      this.#outbox.push(message);
+      // After this turn's I/O callbacks: every request they made goes in the same message.
+      this.#flushing ??= setImmediate(() => this.#flush());
     });
   }
 
+  #flush(): void {
+    this.#flushing = null;
+    const outbox = this.#outbox;
+    this.#outbox = [];
+    // A closed channel has failed the calls already (onClose), and sending would raise an 'error' event.
+    if (outbox.length === 0 || !this.#channel.connected) return;
+    this.#channel.send(outbox.length === 1 ? outbox[0] : [LIMITER_BATCH_TAG, ...outbox]);
+  }
+
   #answer(message: unknown): void {
+    if (!Array.isArray(message)) return;
+    if (message[0] === LIMITER_BATCH_TAG) {
+      for (let i = 1; i < message.length; i++) this.#answerOne(message[i]);
+    } else this.#answerOne(message);
+  }
+
+  #answerOne(message: unknown): void {
     if (!Array.isArray(message) || message[0] !== LIMITER_TAG) return;
     const id = message[1] as number;
     const pending = this.#pending.get(id);
@@ -250,24 +279,40 @@ export class LimiterHost {
     this.limiter = limiter;
   }
 
-  /** Answers `message` to `peer` when it is a limiter request; false when it is some other message. */
+  /**
+   * Answers `message` to `peer` when it is a limiter request or a batch of them (one reply, or one
+   * batch of replies in the same order); false when it is some other message.
+   */
   handle(message: unknown, peer: LimiterPeer): boolean {
-    if (!Array.isArray(message) || message[0] !== LIMITER_TAG) return false;
-    const id = message[1];
-    if (!isNumber(id)) return true;
-    let reply: unknown[];
-    try {
-      reply = this.#decide(id, message);
-    } catch (error) {
-      reply = [LIMITER_TAG, id, FAILED, error instanceof Error ? error.message : String(error)];
-    }
+    if (!Array.isArray(message)) return false;
+    let reply: unknown[] | null;
+    if (message[0] === LIMITER_BATCH_TAG) {
+      reply = [LIMITER_BATCH_TAG];
+      for (let i = 1; i < message.length; i++) {
+        const one = this.#answer(message[i]);
+        if (one) reply.push(one);
+      }
+    } else if (message[0] === LIMITER_TAG) reply = this.#answer(message);
+    else return false;
     // A worker that has gone no longer waits for its answer; sending would raise an 'error' event.
-    if (peer.isConnected()) peer.send(reply);
+    if (reply && peer.isConnected()) peer.send(reply);
     return true;
   }
 
   close(): Promise<void> {
     return this.limiter.close();
+  }
+
+  /** The reply to one request; null when it has no usable id (nobody to answer). */
+  #answer(message: unknown): unknown[] | null {
+    if (!Array.isArray(message) || message[0] !== LIMITER_TAG) return null;
+    const id = message[1];
+    if (!isNumber(id)) return null;
+    try {
+      return this.#decide(id, message);
+    } catch (error) {
+      return [LIMITER_TAG, id, FAILED, error instanceof Error ? error.message : String(error)];
+    }
   }
 
   #decide(id: number, message: unknown[]): unknown[] {

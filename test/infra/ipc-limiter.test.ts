@@ -88,6 +88,52 @@ describe('IpcLimiter fails closed', () => {
     }
   });
 
+  test('calls made in one turn travel as one message, and each gets its own answer', async () => {
+    const host = new LimiterHost(new MemoryLimiter());
+    const channel = new FakeChannel(host);
+    const limiter = new IpcLimiter(channel);
+    try {
+      const decisions = await Promise.all([
+        limiter.hit('batch', 2, 60_000),
+        limiter.hit('batch', 2, 60_000),
+        limiter.hit('batch', 2, 60_000),
+        limiter.backoff('other', { free: 0, baseMs: 1000, maxMs: 1000, windowMs: 60_000 }),
+      ]);
+      assert.equal(channel.sent, 1, 'one message for the four calls');
+      assert.deepEqual(
+        decisions.slice(0, 3).map((d) => [(d as LimitDecision).allowed, (d as LimitDecision).remaining]),
+        [
+          [true, 1],
+          [true, 0],
+          [false, 0],
+        ],
+        'decided one by one, in the order they were made',
+      );
+      assert.equal((await limiter.hit('batch', 2, 60_000)).allowed, false);
+      assert.equal(channel.sent, 2, 'a call alone is sent alone');
+    } finally {
+      await limiter.close();
+      await host.close();
+    }
+  });
+
+  test('a batch with a malformed request: that one fails, the others are answered', async () => {
+    const host = new LimiterHost(new MemoryLimiter());
+    const limiter = new IpcLimiter(new FakeChannel(host));
+    try {
+      const [bad, good] = await Promise.allSettled([
+        limiter.hit('b', Number.NaN, 1000),
+        limiter.hit('b', 1, 1000),
+      ]);
+      assert.equal(bad.status, 'rejected');
+      assert.match(String((bad as PromiseRejectedResult).reason), /must be numbers/);
+      assert.equal(good.status === 'fulfilled' && good.value.allowed, true);
+    } finally {
+      await limiter.close();
+      await host.close();
+    }
+  });
+
   test('the host refuses a malformed request with an error reply, not a crash', async () => {
     const host = new LimiterHost(new MemoryLimiter());
     const limiter = new IpcLimiter(new FakeChannel(host));
