@@ -123,3 +123,12 @@ export async function compiledEntry(root = ROOT) {
     return null;
   }
 }
+
+// `node bin/compile.js` (npm's `prepare`, run by `npm install` and `npm ci`): build now, so that the
+// first start does not. Never fails the install: without dist/ the CLI runs through tsx.
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const entry = await compiledEntry();
+  process.stderr.write(
+    entry ? 'compiled src/ into dist/\n' : 'dist/ not built: the CLI will run src/ through tsx\n',
+  );
+}
