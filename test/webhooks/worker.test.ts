@@ -265,3 +265,25 @@ describe('the delivery worker', () => {
       process.stderr.write(`note: ${seen.length - 120} retried sends (timeouts under load)\n`);
   });
 });
+
+describe('waking', () => {
+  test('a worker that polls once a minute is woken by the commit of a new delivery (LISTEN/NOTIFY, embedded too)', async () => {
+    const { webhookId } = await makeWebhook(db, config, `${receiver.url}/woken`);
+    receiver.respond = () => ({ status: 200 });
+    const worker = new DeliveryWorker({ db, config, resolve: testResolver, pollMs: 60_000 });
+    await worker.start();
+    try {
+      // Its poll at start found nothing; the next one is a minute away.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const committed = Date.now();
+      await enqueue(db, webhookId, [{ event: 'signal.created', data: {}, ts: 1 }]);
+      const [got] = await receiver.waitFor(1, (r) => r.path === '/woken', 10_000);
+      assert.ok(
+        got && got.at - committed < 5_000,
+        `received ${got ? got.at - committed : '∞'} ms after commit`,
+      );
+    } finally {
+      await worker.stop();
+    }
+  });
+});
