@@ -20,7 +20,8 @@ commands:
   serve [--port N] [--workers N] [--no-seed] [--no-worker]
                                  migrate, seed an empty database, serve the API (and deliver
                                  webhooks, unless --no-worker) from N HTTP worker processes
-                                 (default HTTP_WORKERS, else one per core)
+                                 (default HTTP_WORKERS, else one per core,
+                                 one fewer in embedded mode)
   worker                         only deliver webhooks (cluster mode: beside serve --no-worker)
   migrate                        apply pending SQL migrations
   seed                           load the shipped demo data (idempotent)

@@ -33,7 +33,13 @@ const STEADY_MS = 10_000;
 /** Replacements of crash-looping workers wait 250 ms, 500 ms, … at most this. */
 const MAX_RESTART_DELAY_MS = 10_000;
 
-/** How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core. */
+/**
+ * How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core — less one in
+ * embedded mode, whose PostgreSQL runs on the same cores. On two cores that is one process: measured in
+ * one bench:events run against two workers, as many requests per second (38 % of bare against 37–49 %),
+ * a fifth of the tail at half load (p99 22 ms against 101–220 ms) and 182 MB against 454–558 MB
+ * (docs/EVALUATION.md §7).
+ */
 export function workerCount(config: Config, flag: string | undefined): number {
   let requested = config.httpWorkers;
   if (flag !== undefined) {
@@ -43,7 +49,8 @@ export function workerCount(config: Config, flag: string | undefined): number {
     }
     requested = value;
   }
-  return requested ?? availableParallelism();
+  const cores = availableParallelism();
+  return requested ?? (config.databaseUrl === null ? Math.max(1, cores - 1) : cores);
 }
 
 interface Seat {

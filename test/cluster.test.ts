@@ -152,9 +152,10 @@ describe('workerCount', () => {
     assert.throws(() => config({ HTTP_WORKERS: '0' }), /invalid HTTP_WORKERS/);
   });
 
-  test('embedded mode runs as many as cluster mode', () => {
-    assert.equal(workerCount(loadConfig({}), undefined), availableParallelism());
+  test('embedded mode leaves a core to its PostgreSQL unless told otherwise', () => {
+    assert.equal(workerCount(loadConfig({}), undefined), Math.max(1, availableParallelism() - 1));
     assert.equal(workerCount(loadConfig({ HTTP_WORKERS: '2' }), undefined), 2);
+    assert.equal(workerCount(loadConfig({}), '3'), 3);
   });
 });
 
