@@ -35,10 +35,9 @@ const MAX_RESTART_DELAY_MS = 10_000;
 
 /**
  * How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core — less one in
- * embedded mode, whose PostgreSQL runs on the same cores. On two cores that is one process: measured in
- * one bench:events run against two workers, as many requests per second (38 % of bare against 37–49 %),
- * a fifth of the tail at half load (p99 22 ms against 101–220 ms) and 182 MB against 454–558 MB
- * (docs/EVALUATION.md §7).
+ * embedded mode, whose PostgreSQL runs on the same cores. On two cores that is one process: against two
+ * workers, 10–15 % fewer requests per second, a quarter of the tail at half load and half the memory
+ * (docs/EVALUATION.md §7, step 10).
  */
 export function workerCount(config: Config, flag: string | undefined): number {
   let requested = config.httpWorkers;
