@@ -15,7 +15,6 @@
 import { type ChildProcess, fork, spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import http from 'node:http';
-import net from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,6 +24,7 @@ import { PLAN_LIMITS } from '../src/domain/plans.ts';
 import { createUser, insertKey } from '../src/store/accounts.ts';
 import { type Db, openDb } from '../src/store/db.ts';
 import { arg, benchDatabaseUrl, flag, fmtInt, fmtMs, numberArg, summary, table } from './common.ts';
+import { freePort, sleep } from './server-process.ts';
 
 const SELF = fileURLToPath(import.meta.url);
 const BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
@@ -50,19 +50,6 @@ async function bare(bodyFile: string): Promise<void> {
 }
 
 // ---------------------------------------------------------------- load side (this process)
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function provisionKeys(db: Db): Promise<string[]> {
   const perUser = PLAN_LIMITS.developer.maxLiveKeys;

@@ -11,17 +11,15 @@
  */
 import cluster, { type Worker } from 'node:cluster';
 import { availableParallelism } from 'node:os';
-import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { CommandFailed } from './cli-errors.ts';
 import { type Config, ConfigError, MAX_HTTP_WORKERS } from './config.ts';
 import { IpcLimiter, LimiterHost, processChannel } from './infra/ipc-limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
-import { prepare } from './prepare.ts';
+import { CLI_BIN, prepare } from './prepare.ts';
 import type { ServeOptions } from './server.ts';
 import { type Db, openDb } from './store/db.ts';
 
-const BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
 /** A worker asks for its assignment once it listens for it (messages sent earlier could be lost). */
 const HELLO = 'mi:hello';
 /** [ASSIGN, config, background]: the primary's answer. */
@@ -75,7 +73,7 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
   });
   preparing.catch(() => undefined);
   const host = config.redisUrl ? null : new LimiterHost(new MemoryLimiter());
-  cluster.setupPrimary({ exec: BIN, args: ['serve'] });
+  cluster.setupPrimary({ exec: CLI_BIN, args: ['serve'] });
 
   const seats: Seat[] = Array.from({ length: workers }, (_, i) => ({
     background: options.worker && i === 0,

@@ -32,7 +32,8 @@ export async function prepare(
   }
 }
 
-const BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
+/** The CLI's entry point: `serve` starts its seed and its cluster workers through it. */
+export const CLI_BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
 
 /**
  * `market-intel seed` in a process of its own, on this database: what the pipeline builds and keeps
@@ -40,7 +41,7 @@ const BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
  * whole life. Its progress lines go to our stderr.
  */
 function seedInChild(databaseUrl: string, config: Config): Promise<void> {
-  const child = spawn(process.execPath, [BIN, 'seed'], {
+  const child = spawn(process.execPath, [CLI_BIN, 'seed'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, SIGNAL_THRESHOLD: String(config.signalThreshold) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

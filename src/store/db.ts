@@ -86,22 +86,31 @@ export async function openDb(
 
 async function openEmbedded(dataDir: string, options: EmbeddedOptions): Promise<Db> {
   const server = await startEmbedded(dataDir, options);
+  return closingWith(
+    () => openPostgres(server.url),
+    () => server.stop(),
+  );
+}
+
+/** `open()`'s handle, whose close also runs `cleanup` (as does a failure to open). */
+async function closingWith(open: () => Promise<Db>, cleanup: () => unknown): Promise<Db> {
+  let db: Db;
   try {
-    const db = await openPostgres(server.url);
-    return {
-      ...db,
-      close: async () => {
-        try {
-          await db.close();
-        } finally {
-          await server.stop();
-        }
-      },
-    };
+    db = await open();
   } catch (error) {
-    await server.stop();
+    await cleanup();
     throw error;
   }
+  return {
+    ...db,
+    close: async () => {
+      try {
+        await db.close();
+      } finally {
+        await cleanup();
+      }
+    },
+  };
 }
 
 /**
@@ -110,22 +119,10 @@ async function openEmbedded(dataDir: string, options: EmbeddedOptions): Promise<
  */
 export async function openTemporaryDb(): Promise<Db> {
   const dir = mkdtempSync(path.join(tmpdir(), 'market-intel-'));
-  try {
-    const db = await openEmbedded(dir, { noSync: true });
-    return {
-      ...db,
-      close: async () => {
-        try {
-          await db.close();
-        } finally {
-          rmSync(dir, { recursive: true, force: true });
-        }
-      },
-    };
-  } catch (error) {
-    rmSync(dir, { recursive: true, force: true });
-    throw error;
-  }
+  return closingWith(
+    () => openEmbedded(dir, { noSync: true }),
+    () => rmSync(dir, { recursive: true, force: true }),
+  );
 }
 
 for (const [oid, parse] of Object.entries(PARSERS)) pg.types.setTypeParser(Number(oid), parse);

@@ -18,7 +18,7 @@ import {
   SignalList,
 } from '../../src/http/schemas/resources.ts';
 import type { Queryable } from '../../src/store/db.ts';
-import { eventPage, Where } from '../../src/store/events.ts';
+import { type EventFilter, eventPage, Where } from '../../src/store/events.ts';
 import { candlePage } from '../../src/store/market.ts';
 import {
   CONTRACT_COLUMNS,
@@ -28,21 +28,11 @@ import {
   toContract,
   toSignal,
 } from '../../src/store/rows.ts';
-import { signalPage } from '../../src/store/signals.ts';
+import { type SignalFilter, signalPage } from '../../src/store/signals.ts';
 
 async function listEvents(
   db: Queryable,
-  filter: {
-    engine: string;
-    withRationale: boolean;
-    ticker?: string;
-    agency?: string;
-    classification?: string;
-    from?: string;
-    to?: string;
-    limit: number;
-    offset: number;
-  },
+  filter: EventFilter,
 ): Promise<{ contract: ContractDto; signal: SignalDto | null }[]> {
   const page = eventPage(filter);
   const rows = await db.query<ContractRow & SignalRow>(
@@ -55,16 +45,7 @@ async function listEvents(
 
 async function listSignals(
   db: Queryable,
-  filter: {
-    engine: string;
-    withRationale: boolean;
-    engineVersion: string;
-    minScore?: number;
-    ticker?: string;
-    since?: string;
-    limit: number;
-    offset: number;
-  },
+  filter: SignalFilter,
 ): Promise<{ signal: SignalDto; contract: ContractDto }[]> {
   const page = signalPage(filter);
   const rows = await db.query<ContractRow & SignalRow>(
