@@ -32,6 +32,8 @@ export async function prepare(
   }
 }
 
+const SEED_TIMEOUT_MS = 600_000;
+
 /** The CLI's entry point: `serve` starts its seed and its cluster workers through it. */
 export const CLI_BIN = fileURLToPath(new URL('../bin/market-intel.js', import.meta.url));
 
@@ -42,6 +44,8 @@ export const CLI_BIN = fileURLToPath(new URL('../bin/market-intel.js', import.me
  */
 function seedInChild(databaseUrl: string, config: Config): Promise<void> {
   const child = spawn(process.execPath, [CLI_BIN, 'seed'], {
+    // The demo data loads in seconds; a stuck load fails the start instead of holding it forever.
+    timeout: SEED_TIMEOUT_MS,
     env: { ...process.env, DATABASE_URL: databaseUrl, SIGNAL_THRESHOLD: String(config.signalThreshold) },
     stdio: ['ignore', 'ignore', 'inherit'],
   });

@@ -27,6 +27,10 @@ const SOCKET_PORT = 5432;
 const MAX_SOCKET_PATH = 107;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 30_000;
+/** initdb takes about a second; a stuck one is killed rather than waited for. */
+const INITDB_TIMEOUT_MS = 120_000;
+/** The system commands asked about users and namespaces answer at once. */
+const PROBE = { timeout: 10_000 };
 
 export class EmbeddedPostgresError extends Error {}
 
@@ -171,7 +175,8 @@ let userNamespaces: boolean | undefined;
 /** Root: a user namespace where allowed (nothing on the machine changes), else the `postgres` user. */
 function chooseRunAs(paths: string[]): RunAs {
   if (process.getuid?.() !== 0) return { mode: 'self' };
-  userNamespaces ??= spawnSync('unshare', ['--user', '--map-user=1', '--map-group=1', 'true']).status === 0;
+  userNamespaces ??=
+    spawnSync('unshare', ['--user', '--map-user=1', '--map-group=1', 'true'], PROBE).status === 0;
   if (userNamespaces) return { mode: 'userns' };
   const user = postgresUser();
   const unreachable = paths.find((p) => !reachableBy(user, path.dirname(p)));
@@ -187,23 +192,27 @@ function chooseRunAs(paths: string[]): RunAs {
 
 function postgresUser(): { uid: number; gid: number } {
   const look = () => {
-    const found = spawnSync('getent', ['passwd', 'postgres'], { encoding: 'utf8' });
+    const found = spawnSync('getent', ['passwd', 'postgres'], { ...PROBE, encoding: 'utf8' });
     if (found.status !== 0) return null;
     const [, , uid, gid] = found.stdout.trim().split(':');
     return { uid: Number(uid), gid: Number(gid) };
   };
   const existing = look();
   if (existing) return existing;
-  spawnSync('useradd', [
-    '--system',
-    '--user-group',
-    '--no-create-home',
-    '--home-dir',
-    '/nonexistent',
-    '--shell',
-    '/usr/sbin/nologin',
-    'postgres',
-  ]);
+  spawnSync(
+    'useradd',
+    [
+      '--system',
+      '--user-group',
+      '--no-create-home',
+      '--home-dir',
+      '/nonexistent',
+      '--shell',
+      '/usr/sbin/nologin',
+      'postgres',
+    ],
+    PROBE,
+  );
   const created = look();
   if (!created) {
     throw new EmbeddedPostgresError(
@@ -215,7 +224,7 @@ function postgresUser(): { uid: number; gid: number } {
 }
 
 function reachableBy(user: { uid: number; gid: number }, dir: string): boolean {
-  const probe = spawnSync('/bin/sh', ['-c', 'test -x "$1"', 'sh', dir], { ...user, cwd: '/' });
+  const probe = spawnSync('/bin/sh', ['-c', 'test -x "$1"', 'sh', dir], { ...user, ...PROBE, cwd: '/' });
   return probe.status === 0;
 }
 
@@ -235,7 +244,7 @@ function command(
 
 let setpriv: boolean | undefined;
 function hasSetpriv(): boolean {
-  setpriv ??= spawnSync('setpriv', ['--version']).status === 0;
+  setpriv ??= spawnSync('setpriv', ['--version'], PROBE).status === 0;
   return setpriv;
 }
 
@@ -268,7 +277,9 @@ async function initCluster(bin: Binaries, cluster: string, runAs: RunAs, noSync:
   ];
   args.push('--builtin-locale=C.UTF-8', '--locale=C', '--no-instructions', ...(noSync ? ['--no-sync'] : []));
   const [cmd, argv, ids] = command(bin.initdb, args, runAs);
-  const result = await collect(spawn(cmd, argv, { ...ids, cwd: '/', env: childEnv() }));
+  const result = await collect(
+    spawn(cmd, argv, { ...ids, cwd: '/', env: childEnv(), timeout: INITDB_TIMEOUT_MS }),
+  );
   if (result.code !== 0) {
     fs.rmSync(staging, { recursive: true, force: true });
     throw new EmbeddedPostgresError(
