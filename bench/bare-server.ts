@@ -46,18 +46,24 @@ export interface BareServer {
 }
 
 /** Starts a bare server answering each path of `answers` with its captured headers and body. */
-export async function startBare(answers: Map<string, Captured>, file: string): Promise<BareServer> {
+export async function startBare(
+  answers: Map<string, Captured>,
+  file: string,
+  nodeArgs: string[] = [],
+): Promise<BareServer> {
   const stored: Record<string, Stored> = {};
   for (const [path, a] of answers) stored[path] = { headers: a.headers, body: a.body.toString('base64') };
   await writeFile(file, JSON.stringify(stored));
   const proc: ChildProcess = fork(SELF, ['--bare-answers', file], {
-    execArgv: ['--import', 'tsx'],
+    execArgv: [...nodeArgs, '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const stop = async () => {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));
-    proc.kill('SIGKILL');
+    // With node flags (a profiler), exit through process.exit on disconnect so that it writes its file.
+    if (nodeArgs.length > 0 && proc.connected) proc.disconnect();
+    else proc.kill('SIGKILL');
     await exited;
   };
   const removeCleanup = onCleanup(stop);

@@ -26,7 +26,7 @@
  * success, failure and Ctrl-C. Exit status 1 when a target failed or a run was INVALID.
  *
  *   npm run bench:events -- [--targets embedded,postgres] [--duration 15] [--warmup 3]
- *       [--connections 50] [--urls 1000] [--plan developer] [--keys 1000] [--workers N] [--redis]
+ *       [--connections 50] [--urls 1000] [--plan developer] [--keys 2000] [--workers N] [--redis]
  *       [--database-url URL] [--log-level warn] [--seed 17]
  *
  * --urls below 600 leaves the mix bar unjudged; --seed seeds the mix. --workers N is passed to `serve`
@@ -62,7 +62,7 @@ const WARMUP = numberArg('warmup', 3);
 const CONNECTIONS = Math.max(1, Math.floor(numberArg('connections', 50)));
 const URLS = Math.max(1, Math.floor(numberArg('urls', 1000)));
 const SEED = Math.floor(numberArg('seed', 17));
-const KEY_COUNT = Math.max(1, Math.floor(numberArg('keys', 1000)));
+const KEY_COUNT = Math.max(1, Math.floor(numberArg('keys', 2000)));
 const PLAN = arg('plan') ?? 'developer';
 const WORKERS = arg('workers');
 const REDIS = flag('redis') ? process.env.REDIS_URL || 'redis://127.0.0.1:6379' : null;

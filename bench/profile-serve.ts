@@ -6,21 +6,28 @@
  *   npm run bench:profile -- [--workers 1] [--duration 10] [--connections 50]
  *       [--path /api/v1/events?limit=50] [--top 25]
  *
+ * With --bare, a bare node:http process (bare-server.ts) answering the same URL with the same bytes is
+ * then profiled under the same load, for comparison: the ratio of the two req/s is bench:events' bar.
+ *
  * The .cpuprofile files stay in the printed directory (open them in Chrome's DevTools).
  */
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { Pool } from 'undici';
+import { startBare } from './bare-server.ts';
 import { cliAdminKey, provisionKeys } from './bench-keys.ts';
-import { arg, numberArg } from './common.ts';
+import { arg, flag, numberArg } from './common.ts';
 import { closedLoop } from './load.ts';
 import { onCleanup, runCleanups, startServer } from './server-process.ts';
+import { fetchRaw } from './url-mix.ts';
 
 const WORKERS = arg('workers') ?? '1';
 const DURATION = numberArg('duration', 10);
 const CONNECTIONS = numberArg('connections', 50);
 const PATH = arg('path') ?? '/api/v1/events?limit=50';
 const TOP = numberArg('top', 25);
+const BARE = flag('bare');
 
 interface ProfileNode {
   id: number;
@@ -83,18 +90,42 @@ async function main(): Promise<void> {
     duration: DURATION,
   });
   process.stdout.write(`${PATH}: ${Math.round(run.rps)} req/s over ${DURATION} s, ${run.non2xx} non-2xx\n`);
+  const pool = new Pool(`http://127.0.0.1:${server.port}`);
+  const answer = await fetchRaw(pool, PATH, keys[0]);
+  await pool.close();
   await server.stop();
+  await report(profiles, 'app');
+  if (!BARE) return;
+  const bareProfiles = await mkdtemp(path.join(tmpdir(), 'mi-profiles-bare-'));
+  const bare = await startBare(new Map([[PATH, answer]]), path.join(bareProfiles, 'answers.json'), [
+    '--cpu-prof',
+    `--cpu-prof-dir=${bareProfiles}`,
+  ]);
+  const bareShots = [{ path: PATH }];
+  await closedLoop('warm-up', bare.port, bareShots, { connections: CONNECTIONS, duration: 3 });
+  const bareRun = await closedLoop('bare', bare.port, bareShots, {
+    connections: CONNECTIONS,
+    duration: DURATION,
+  });
+  await bare.stop();
+  process.stdout.write(
+    `\nbare: ${Math.round(bareRun.rps)} req/s; app / bare = ${((100 * run.rps) / bareRun.rps).toFixed(1)} %\n`,
+  );
+  await report(bareProfiles, 'bare');
+}
+
+async function report(profiles: string, label: string): Promise<void> {
   for (const file of (await readdir(profiles)).filter((f) => f.endsWith('.cpuprofile')).sort()) {
     const { total, byFunction, byFile } = summarize(
       JSON.parse(await readFile(path.join(profiles, file), 'utf8')),
     );
     if (total < 1000) continue;
-    process.stdout.write(`\n== ${file}: ${(total / 1000).toFixed(1)} s sampled\n-- by file\n`);
+    process.stdout.write(`\n== ${label} ${file}: ${(total / 1000).toFixed(1)} s sampled\n-- by file\n`);
     for (const [name, ms] of byFile) process.stdout.write(`${ms.toFixed(0).padStart(7)} ms  ${name}\n`);
     process.stdout.write('-- by function (self)\n');
     for (const [name, ms] of byFunction) process.stdout.write(`${ms.toFixed(0).padStart(7)} ms  ${name}\n`);
   }
-  process.stdout.write(`\nprofiles: ${profiles}\n`);
+  process.stdout.write(`\n${label} profiles: ${profiles}\n`);
 }
 
 try {

@@ -129,10 +129,10 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Every body this API takes is JSON; anything else is a 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
   installStrictInput(app);
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     reply.header('x-content-type-options', 'nosniff');
-    if (request.url.length > MAX_URL_LENGTH) throw errors.uriTooLong(MAX_URL_LENGTH);
+    done(request.url.length > MAX_URL_LENGTH ? errors.uriTooLong(MAX_URL_LENGTH) : undefined);
   });
   installAccess(app, services, { keys: deps.security !== false });
   installCaching(app, services, { responses, bus: cacheBus });

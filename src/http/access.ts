@@ -106,29 +106,35 @@ export function installAccess(app: App, services: Services, options: AccessOptio
   app.decorateRequest('principal', null);
   app.decorateRequest('session', null);
 
-  app.addHook('onRequest', async (request, reply) => {
+  /** The route's rule applied: at once for a cached key on an in-process limiter, else a promise. */
+  const check = (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
     const rule = request.is404 ? UNROUTED : request.routeOptions.config.access;
     if (!rule) throw errors.forbidden('this route declares no access rule');
     if (request.routeOptions.config.secret) reply.header('cache-control', 'no-store');
     switch (rule.kind) {
       case 'public':
-        if (options.keys) await keys.open(request, reply);
-        return;
+        return options.keys ? keys.open(request, reply) : undefined;
       case 'key':
-        if (options.keys) await keys.require(request, reply, rule.scope, rule.tier);
-        return;
+        return options.keys ? keys.require(request, reply, rule.scope, rule.tier) : undefined;
       case 'page':
         return;
       case 'session':
         reply.header('cache-control', 'no-store');
-        await sessions.require(request, rule.need);
-        return;
+        return sessions.require(request, rule.need);
       default:
         throw errors.forbidden('this route declares an unknown access rule');
     }
+  };
+  // A callback hook, not an async one: the busy path (a cached key) runs without a promise or a
+  // microtask turn. Fastify's hook runner turns a throw here into the error reply.
+  app.addHook('onRequest', (request, reply, done) => {
+    const pending = check(request, reply);
+    if (pending) pending.then(() => done(), done);
+    else done();
   });
 
-  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+  app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
     if (request.principal) services.usage.record(request.principal.id, reply.statusCode);
+    done();
   });
 }

@@ -40,14 +40,22 @@ function setLimitHeaders(reply: FastifyReply, decision: LimitDecision): void {
 
 type Verified = KeyPrincipal | 'invalid' | 'revoked' | null;
 
-/** Verified principal, the reason there is none, or null when no key was sent. */
-async function verify(services: Services, raw: string | null): Promise<Verified> {
+const checked = (found: KeyPrincipal | null, hash: string): Verified =>
+  !found || !sameHash(found.hash, hash) ? 'invalid' : found.revoked_at ? 'revoked' : found;
+
+/**
+ * Verified principal, the reason there is none, or null when no key was sent; at once when this
+ * process's key cache holds the key (the busy case), else once the database has answered.
+ */
+function verify(services: Services, raw: string | null): Verified | Promise<Verified> {
   if (raw === null) return null;
   if (!raw || keyMode(raw) === null) return 'invalid';
   const hash = hashKey(raw);
-  const found = await services.keys.find(hash, () => findKeyByHash(services.db, hash));
-  if (!found || !sameHash(found.hash, hash)) return 'invalid';
-  return found.revoked_at ? 'revoked' : found;
+  const cached = services.keys.peek(hash);
+  if (cached) return checked(cached, hash);
+  return services.keys
+    .find(hash, () => findKeyByHash(services.db, hash))
+    .then((found) => checked(found, hash));
 }
 
 /**
@@ -56,21 +64,65 @@ async function verify(services: Services, raw: string | null): Promise<Verified>
  */
 export function keyGate(services: Services) {
   const limiter = services.limiter;
+  /** limiter.hit(), answered without a promise by a limiter in this process. */
+  const hit = (bucket: string, limit: number): LimitDecision | Promise<LimitDecision> =>
+    limiter.hitSync
+      ? limiter.hitSync(bucket, limit, RATE_WINDOW_MS)
+      : limiter.hit(bucket, limit, RATE_WINDOW_MS);
   const keyless = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
-    const decision = await limiter.hit(`ip:${request.ip}`, KEYLESS_PER_IP, RATE_WINDOW_MS);
+    const decision = await hit(`ip:${request.ip}`, KEYLESS_PER_IP);
     setLimitHeaders(reply, decision);
     return decision.allowed;
-  };
-  /** Counts the request against the key's window (refused when it is full). */
-  const counted = async (reply: FastifyReply, principal: KeyPrincipal, rpm: number) => {
-    const decision = await limiter.hit(`key:${principal.id}`, rpm, RATE_WINDOW_MS);
-    setLimitHeaders(reply, decision);
-    return decision;
   };
   const usable = (verified: Verified) => {
     const principal = typeof verified === 'object' ? verified : null;
     const rpm = principal ? keyRpm(principal.plan, principal.mode) : null;
     return principal && rpm !== null ? { principal, rpm } : null;
+  };
+  /** A keyed route's request with no usable key: the keyless allowance is spent, then the reason given. */
+  const refuse = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    raw: string | null,
+    verified: Verified,
+  ) => {
+    if (!(await keyless(request, reply))) throw errors.keylessThrottled();
+    if (typeof verified === 'object' && verified) throw errors.noLiveAccess(verified.plan);
+    if (verified === 'revoked') throw errors.revokedKey();
+    if (raw !== null) throw errors.invalidKey();
+    throw errors.missingKey();
+  };
+  /** Counted within the key's window (rate-limit headers set first), then the route's scope and tier. */
+  const admit = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    principal: KeyPrincipal,
+    decision: LimitDecision,
+    scope: Scope,
+    tier: Tier,
+  ): void => {
+    setLimitHeaders(reply, decision);
+    if (!decision.allowed) {
+      throw errors.rateLimited(Math.max(1, Math.ceil((decision.resetAt - services.now().getTime()) / 1000)));
+    }
+    request.principal = principal;
+    checkRoute(principal, scope, tier);
+  };
+  const requireVerified = (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    raw: string | null,
+    verified: Verified,
+    scope: Scope,
+    tier: Tier,
+  ): void | Promise<void> => {
+    const key = usable(verified);
+    if (!key) return refuse(request, reply, raw, verified);
+    const decision = hit(`key:${key.principal.id}`, key.rpm);
+    if (decision instanceof Promise) {
+      return decision.then((d) => admit(request, reply, key.principal, d, scope, tier));
+    }
+    admit(request, reply, key.principal, decision, scope, tier);
   };
 
   return {
@@ -81,33 +133,29 @@ export function keyGate(services: Services) {
      */
     async open(request: FastifyRequest, reply: FastifyReply): Promise<void> {
       const key = usable(await verify(services, presentedKey(request)));
-      if (key && (await counted(reply, key.principal, key.rpm)).allowed) {
-        request.principal = key.principal;
-        return;
+      if (key) {
+        const decision = await hit(`key:${key.principal.id}`, key.rpm);
+        setLimitHeaders(reply, decision);
+        if (decision.allowed) {
+          request.principal = key.principal;
+          return;
+        }
       }
       if (!(await keyless(request, reply))) throw errors.keylessThrottled();
     },
 
-    /** Keyed routes: a verified key, within its window, with the scope and tier the route declares. */
-    async require(request: FastifyRequest, reply: FastifyReply, scope: Scope, tier: Tier): Promise<void> {
+    /**
+     * Keyed routes: a verified key, within its window, with the scope and tier the route declares.
+     * Returns without a promise when the key is cached and the limiter is in this process; throws or
+     * rejects with the API error otherwise.
+     */
+    require(request: FastifyRequest, reply: FastifyReply, scope: Scope, tier: Tier): void | Promise<void> {
       const raw = presentedKey(request);
-      const verified = await verify(services, raw);
-      const key = usable(verified);
-      if (!key) {
-        if (!(await keyless(request, reply))) throw errors.keylessThrottled();
-        if (typeof verified === 'object' && verified) throw errors.noLiveAccess(verified.plan);
-        if (verified === 'revoked') throw errors.revokedKey();
-        if (raw !== null) throw errors.invalidKey();
-        throw errors.missingKey();
+      const verified = verify(services, raw);
+      if (verified instanceof Promise) {
+        return verified.then((v) => requireVerified(request, reply, raw, v, scope, tier));
       }
-      const decision = await counted(reply, key.principal, key.rpm);
-      if (!decision.allowed) {
-        throw errors.rateLimited(
-          Math.max(1, Math.ceil((decision.resetAt - services.now().getTime()) / 1000)),
-        );
-      }
-      request.principal = key.principal;
-      checkRoute(key.principal, scope, tier);
+      return requireVerified(request, reply, raw, verified, scope, tier);
     },
   };
 }

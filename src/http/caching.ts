@@ -38,24 +38,55 @@ const sortedEntries = (values: unknown) =>
     ),
   );
 
+/** The cache keys of one URL: its route input, and the full key per tier for `day`. */
+interface UrlKeys {
+  input: string;
+  day: string;
+  byTier: Map<string, string>;
+}
+
 /**
  * What the body of a cacheable route depends on: the caller's tier (rationale, engine tiers), the UTC
  * day (decay ages), and the route with its parameters and query as validated (coerced, defaults
  * filled, sorted: spellings of one query share an entry).
  *
  * The last part is a function of the request's URL alone (a cached route is a GET, its input the path
- * and query), so `urls` keeps it by URL: sorting and writing out the query again for every request
- * of a busy URL cost 2–3 % of a worker's CPU. Such a URL holds only declared parameters (an unknown
- * one, `?api_key=…` included, is refused with 400 before this runs), so no credential is kept.
+ * and query), so `urls` keeps it by URL, with the whole key per tier for the current day: sorting and
+ * writing out the query again for every request of a busy URL cost 2–3 % of a worker's CPU, and a key
+ * string made once keeps its hash, so the response cache's lookup does not hash it again. Such a URL
+ * holds only declared parameters (an unknown one, `?api_key=…` included, is refused with 400 before
+ * this runs), so no credential is kept.
  */
-export function cacheKey(request: FastifyRequest, now: Date, urls: Lru<string, string>): string {
+export function cacheKey(request: FastifyRequest, now: Date, urls: Lru<string, UrlKeys>): string {
   const tier = request.principal ? PLAN_LIMITS[request.principal.plan].tier : '-';
-  let input = urls.get(request.url);
-  if (input === undefined) {
-    input = `${request.routeOptions.url}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
-    urls.set(request.url, input);
+  const day = utcDay(now.getTime());
+  let keys = urls.get(request.url);
+  if (keys === undefined) {
+    const input = `${request.routeOptions.url}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
+    keys = { input, day, byTier: new Map() };
+    urls.set(request.url, keys);
+  } else if (keys.day !== day) {
+    keys.day = day;
+    keys.byTier.clear();
   }
-  return `${tier}\n${now.toISOString().slice(0, 10)}\n${input}`;
+  let key = keys.byTier.get(tier);
+  if (key === undefined) {
+    key = `${tier}\n${day}\n${keys.input}`;
+    keys.byTier.set(tier, key);
+  }
+  return key;
+}
+
+const DAY_MS = 86_400_000;
+let dayMemo = { start: 0, text: '1970-01-01' };
+
+/** YYYY-MM-DD of a UTC instant, written once per day rather than once per request. */
+function utcDay(ms: number): string {
+  if (ms < dayMemo.start || ms >= dayMemo.start + DAY_MS) {
+    const start = ms - (((ms % DAY_MS) + DAY_MS) % DAY_MS);
+    dayMemo = { start, text: new Date(start).toISOString().slice(0, 10) };
+  }
+  return dayMemo.text;
 }
 
 /** URLs whose cache-key input is kept. */
@@ -77,7 +108,7 @@ export function installCaching(
   options: { responses: ResponseCache | null; bus: NotificationBus | null },
 ): void {
   const { responses, bus } = options;
-  const keyInputs = new Lru<string, string>(KEY_URLS);
+  const keyInputs = new Lru<string, UrlKeys>(KEY_URLS);
   app.decorateRequest('cacheSlot', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.cache) return;
@@ -87,45 +118,47 @@ export function installCaching(
     }
   });
 
-  app.addHook('preHandler', async (request, reply) => {
-    if (!request.routeOptions.config.cache || request.method !== 'GET') return;
+  // Callback hooks (no promise per request); replying from one means not calling its `done`.
+  app.addHook('preHandler', (request, reply, done) => {
+    if (!request.routeOptions.config.cache || request.method !== 'GET') return done();
     reply.header('cache-control', 'private, no-cache');
-    if (!responses) return;
+    if (!responses) return done();
     const key = cacheKey(request, services.now(), keyInputs);
     const hit = responses.get(key);
     if (!hit) {
       request.cacheSlot = { key, version: responses.begin(), hit: false };
-      return;
+      return done();
     }
     request.cacheSlot = { key, version: null, hit: true };
     reply.header('etag', hit.etag);
-    if (ifNoneMatch(request.headers['if-none-match'], hit.etag)) return reply.code(304).send();
-    return reply.type(hit.contentType).send(hit.body);
+    if (ifNoneMatch(request.headers['if-none-match'], hit.etag)) reply.code(304).send();
+    else reply.type(hit.contentType).send(hit.body);
   });
 
-  app.addHook('onSend', async (request, reply, payload) => {
+  app.addHook('onSend', (request, reply, payload, done) => {
     const slot = request.cacheSlot;
-    if (!request.routeOptions.config.cache || request.method !== 'GET' || slot?.hit) return payload;
-    if (reply.statusCode !== 200) return payload;
+    if (!request.routeOptions.config.cache || request.method !== 'GET' || slot?.hit)
+      return done(null, payload);
+    if (reply.statusCode !== 200) return done(null, payload);
     const body =
       typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : null;
-    if (!body) return payload;
+    if (!body) return done(null, payload);
     const etag = etagOf(body);
     reply.header('etag', etag);
     if (responses && slot && slot.version !== null) {
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
       responses.put(slot.key, slot.version, { body, etag, contentType });
     }
-    if (!ifNoneMatch(request.headers['if-none-match'], etag)) return body;
+    if (!ifNoneMatch(request.headers['if-none-match'], etag)) return done(null, body);
     reply.code(304);
     reply.removeHeader('content-type');
-    return null;
+    done(null, null);
   });
 
   if (bus) {
-    app.addHook('onSend', async (request, reply, payload) => {
-      if (!SAFE_METHODS.has(request.method) && reply.statusCode < 300) await bus.sync();
-      return payload;
+    app.addHook('onSend', (request, reply, payload, done) => {
+      if (SAFE_METHODS.has(request.method) || reply.statusCode >= 300) return done(null, payload);
+      bus.sync().then(() => done(null, payload), done);
     });
   }
 }

@@ -125,10 +125,13 @@ function inspect(values: unknown, schema: unknown, context: Context): void {
 
 /** Installs the check on every route with a querystring or params schema (see the comment above). */
 export function installStrictInput(app: App): void {
-  app.addHook('preValidation', async (request: FastifyRequest) => {
+  // A callback hook: no promise per request; a throw becomes the error reply (Fastify's hook runner).
+  app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
     const schema = request.routeOptions.schema;
-    if (!schema) return;
-    inspect(request.params, schema.params, 'params');
-    inspect(request.query, schema.querystring, 'querystring');
+    if (schema) {
+      inspect(request.params, schema.params, 'params');
+      inspect(request.query, schema.querystring, 'querystring');
+    }
+    done();
   });
 }

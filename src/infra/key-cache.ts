@@ -48,14 +48,23 @@ export class KeyCache {
     }
   }
 
+  /**
+   * The cached principal of `hash` when the bus vouches for it and the entry is fresh; undefined when
+   * only find() can tell (not cached, expired, or the bus unhealthy).
+   */
+  peek(hash: string): KeyPrincipal | undefined {
+    if (!this.options.bus?.healthy) return undefined;
+    const entry = this.entries.get(hash);
+    if (!entry || entry.expiresAt <= this.clock()) return undefined;
+    this.hits += 1;
+    return entry.principal;
+  }
+
   /** The principal of `hash`, from the cache when the bus vouches for it, else from `load`. */
   async find(hash: string, load: () => Promise<KeyPrincipal | null>): Promise<KeyPrincipal | null> {
     if (!this.options.bus?.healthy) return load();
-    const entry = this.entries.get(hash);
-    if (entry && entry.expiresAt > this.clock()) {
-      this.hits += 1;
-      return entry.principal;
-    }
+    const cached = this.peek(hash);
+    if (cached) return cached;
     this.misses += 1;
     const generation = this.generation;
     const found = await load();

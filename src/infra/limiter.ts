@@ -38,6 +38,12 @@ export function backoffDelay(policy: BackoffPolicy, counted: number): number {
 export interface RateLimiter {
   hit(bucket: string, limit: number, windowMs: number, now?: number): Promise<LimitDecision>;
   /**
+   * hit() answered at once, by a limiter that holds its buckets in this process; absent on limiters
+   * that ask another process (Redis, the cluster primary). Lets a request with a cached key pass the
+   * access hook without a promise.
+   */
+  hitSync?(bucket: string, limit: number, windowMs: number, now?: number): LimitDecision;
+  /**
    * Admits and counts an attempt iff `policy` allows one now, in one atomic step like hit(). With
    * `peek` the decision is the same but nothing is counted: a cheap check before other buckets are spent.
    */

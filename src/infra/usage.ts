@@ -61,10 +61,13 @@ export class UsageRecorder {
     return this.#pending.cells.size;
   }
 
-  record(keyId: string, status: number, at: Date = new Date()): void {
-    // A malformed id would make every later batch fail, so it is refused here rather than at flush.
-    if (!UUID.test(keyId)) throw new TypeError(`usage key id is not a uuid: ${keyId}`);
-    const time = at.getTime();
+  record(keyId: string, status: number, at: Date | number = Date.now()): void {
+    // A malformed id would make every later batch fail, so it is refused here rather than at flush;
+    // an id already in the batch passed this check.
+    if (!this.#pending.lastUsed.has(keyId) && !UUID.test(keyId)) {
+      throw new TypeError(`usage key id is not a uuid: ${keyId}`);
+    }
+    const time = typeof at === 'number' ? at : at.getTime();
     const minute = Math.floor(time / MINUTE_MS) * MINUTE_MS;
     add(this.#pending, { keyId, minute, requests: 1, errors: status >= 400 ? 1 : 0 }, time);
   }

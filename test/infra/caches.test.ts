@@ -58,6 +58,27 @@ describe('Lru', () => {
     lru.deleteWhere((value) => value === 'a');
     assert.deepEqual([lru.count, lru.size], [1, 4]);
   });
+
+  test('a hit promotes an entry of the older half; one of the younger half keeps its place', () => {
+    const lru = new Lru<string, number>(4);
+    for (const [i, key] of ['a', 'b', 'c', 'd'].entries()) lru.set(key, i);
+    lru.get('a'); // oldest: promoted, the order is now b c d a
+    lru.get('d'); // one move behind the newest of four: stays, b c d a
+    lru.set('e', 4);
+    lru.set('f', 5);
+    assert.deepEqual(
+      ['a', 'b', 'c', 'd', 'e', 'f'].map((key) => lru.get(key) !== undefined),
+      [true, false, false, true, true, true],
+      'b and c went first; a, promoted, outlived them',
+    );
+    // The checks above promoted each in turn: a d e f, e one move behind the newest.
+    for (let i = 0; i < 1000; i += 1) lru.get('e');
+    lru.set('g', 6);
+    lru.set('h', 7);
+    lru.set('i', 8);
+    assert.equal(lru.get('e'), undefined, 'hits in the younger half do not move it: it aged as others came');
+    assert.equal(lru.get('f'), 5, 'exact LRU would have dropped f instead');
+  });
 });
 
 describe('ResponseCache', () => {
