@@ -110,7 +110,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const bus = deps.notifications ?? shared?.bus ?? null;
   const cacheBus = deps.caches === false ? null : bus;
   const keys = new KeyCache({ bus: cacheBus });
-  const responses = cacheBus ? new ResponseCache({ bus: cacheBus }) : null;
+  const cacheBytes = deps.config.responseCacheBytes;
+  const responses =
+    cacheBus && cacheBytes > 0 ? new ResponseCache({ bus: cacheBus, maxBytes: cacheBytes }) : null;
   app.decorate('caches', { bus, keys, responses });
   const services: Services = { config: deps.config, db: deps.db, now, limiter, usage, keys };
   // The first connection attempt is awaited so that a ready app starts with its caches on.

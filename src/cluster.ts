@@ -61,6 +61,14 @@ interface Seat {
   restart: NodeJS.Timeout | null;
 }
 
+/**
+ * What a worker runs with: the primary's config on the database it prepared, and a 1/N share of the
+ * response cache's budget (the budget is the server's, not each process's).
+ */
+export function workerConfig(config: Config, databaseUrl: string | null, workers: number): Config {
+  return { ...config, databaseUrl, responseCacheBytes: Math.floor(config.responseCacheBytes / workers) };
+}
+
 /** The cluster primary. Resolves once every worker listens; rejects if one dies before it does. */
 export async function serveCluster(config: Config, options: ServeOptions, workers: number): Promise<void> {
   const log = pino({ level: config.logLevel });
@@ -101,7 +109,7 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
         // Workers connect to the same database: the embedded server this process started, or DATABASE_URL's.
         void preparing.then((db) => {
           if (worker.isConnected())
-            worker.send([ASSIGN, { ...config, databaseUrl: db.url }, seat.background]);
+            worker.send([ASSIGN, workerConfig(config, db.url, workers), seat.background]);
         });
       }
     });

@@ -20,6 +20,11 @@ export interface Config {
   ingestSchedule: number | null;
   /** HTTP worker processes of `serve` (HTTP_WORKERS); null: the default, one per core (see cluster.ts). */
   httpWorkers: number | null;
+  /**
+   * Bytes of serialized read responses kept in memory (RESPONSE_CACHE_MB, default 64; 0 turns the
+   * response cache off). A budget for the whole server: `serve --workers N` gives each worker 1/N.
+   */
+  responseCacheBytes: number;
 }
 
 export class ConfigError extends Error {
@@ -139,5 +144,6 @@ export function loadConfig(env: Env = process.env): Config {
     ingestSchedule: parseSchedule(text(env, 'INGEST_SCHEDULE')),
     httpWorkers:
       text(env, 'HTTP_WORKERS') === null ? null : integer(env, 'HTTP_WORKERS', 1, 1, MAX_HTTP_WORKERS),
+    responseCacheBytes: integer(env, 'RESPONSE_CACHE_MB', 64, 0, 16_384) * 1024 * 1024,
   };
 }

@@ -7,7 +7,11 @@ export interface KeyCacheOptions {
   bus: NotificationBus | null;
   /** Default 10,000 keys. */
   maxEntries?: number;
-  /** The longest an entry is trusted even if no notification arrives. Default 60 s. */
+  /**
+   * The longest an entry is trusted even if no notification arrives. Default 60 s. Each entry gets
+   * between three quarters of it and all of it, at random, so that keys first used together (a
+   * restart, a burst of new keys) are not all reloaded in the same instant.
+   */
   ttlMs?: number;
   /** Monotonic milliseconds (tests move it). */
   clock?: () => number;
@@ -32,6 +36,8 @@ export class KeyCache {
   /** Moves on every invalidation: a read that began before one does not fill the cache. */
   private generation = 0;
   private readonly unsubscribe: (() => void)[] = [];
+  /** Reads under way, by key hash. */
+  private readonly loading = new Map<string, { generation: number; found: Promise<KeyPrincipal | null> }>();
   hits = 0;
   misses = 0;
 
@@ -66,11 +72,27 @@ export class KeyCache {
     const cached = this.peek(hash);
     if (cached) return cached;
     this.misses += 1;
+    // One read per key at a time: concurrent requests with a key not yet cached wait for the same one,
+    // if it began after the latest invalidation (else it may predate a revocation: a new read starts).
+    const under = this.loading.get(hash);
+    if (under && under.generation === this.generation) return under.found;
+    const found = this.load(hash, load);
+    const entry = { generation: this.generation, found };
+    this.loading.set(hash, entry);
+    const done = () => {
+      if (this.loading.get(hash) === entry) this.loading.delete(hash);
+    };
+    found.then(done, done);
+    return found;
+  }
+
+  private async load(hash: string, load: () => Promise<KeyPrincipal | null>): Promise<KeyPrincipal | null> {
     const generation = this.generation;
     const found = await load();
-    if (found && this.generation === generation && this.options.bus.healthy) {
+    if (found && this.generation === generation && this.options.bus?.healthy) {
       Object.freeze(found.scopes);
-      this.entries.set(hash, { principal: Object.freeze(found), expiresAt: this.clock() + this.ttlMs });
+      const ttl = this.ttlMs * (0.75 + 0.25 * Math.random());
+      this.entries.set(hash, { principal: Object.freeze(found), expiresAt: this.clock() + ttl });
     }
     return found;
   }

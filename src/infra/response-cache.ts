@@ -30,6 +30,11 @@ export class ResponseCache {
   hits = 0;
   misses = 0;
 
+  /** The bound on what the entries hold, in bytes. */
+  get maxBytes(): number {
+    return this.entries.maxSize;
+  }
+
   constructor(private readonly options: ResponseCacheOptions) {
     this.entries = new Lru(
       options.maxBytes ?? 64 * 1024 * 1024,

@@ -6,6 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { workerConfig } from '../../src/cluster.ts';
+import { loadConfig } from '../../src/config.ts';
 import type { App } from '../../src/http/types.ts';
 import { revokeKey } from '../../src/store/accounts.ts';
 import { type Db, openDb } from '../../src/store/db.ts';
@@ -268,5 +270,43 @@ describe('when notifications stop', () => {
     }
     assert.equal(app.caches.keys.hits, keyHits + 1, 'keys come from the cache again');
     assert.equal(app.caches.responses?.hits, pageHits + 1, 'and so do responses');
+  });
+});
+
+describe('RESPONSE_CACHE_MB', () => {
+  test('bounds the response cache; 0 turns it off and reads still answer', async () => {
+    const db = await seededDb();
+    const small = await testApp(db, { RESPONSE_CACHE_MB: '3' });
+    const off = await testApp(db, { RESPONSE_CACHE_MB: '0' });
+    try {
+      assert.equal(small.caches.responses?.maxBytes, 3 * 1024 * 1024);
+      assert.equal(off.caches.responses, null);
+      const reader = await makeKey(db);
+      for (const app of [small, off]) {
+        const res = await get(app, reader.raw, '/api/v1/events?limit=2');
+        assert.equal(res.statusCode, 200);
+        assert.ok(res.headers.etag, 'ETags do not need the cache');
+      }
+    } finally {
+      await small.close();
+      await off.close();
+      await db.close();
+    }
+  });
+
+  test('hostile values are refused at start, naming the variable', () => {
+    for (const value of ['-1', '1.5', 'lots', '16385', '1e3']) {
+      assert.throws(() => loadConfig({ RESPONSE_CACHE_MB: value }), /invalid RESPONSE_CACHE_MB/);
+    }
+  });
+
+  test('a cluster splits the budget among its workers', () => {
+    const config = loadConfig({ RESPONSE_CACHE_MB: '64' });
+    assert.equal(workerConfig(config, 'postgres://x/y', 2).responseCacheBytes, 32 * 1024 * 1024);
+    assert.equal(
+      workerConfig(config, 'postgres://x/y', 3).responseCacheBytes,
+      Math.floor((64 * 1024 * 1024) / 3),
+    );
+    assert.equal(workerConfig(config, 'postgres://x/y', 1).databaseUrl, 'postgres://x/y');
   });
 });

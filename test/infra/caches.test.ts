@@ -172,6 +172,48 @@ describe('KeyCache', () => {
     assert.equal(cache.size, 0);
   });
 
+  test('entries expire between three quarters of the TTL and the TTL, spread out', async () => {
+    const fake = new FakeBus();
+    let now = 0;
+    const cache = new KeyCache({ bus: fake.bus, ttlMs: 60_000, clock: () => now });
+    const hashes = Array.from({ length: 200 }, (_, i) => `h${i}`);
+    for (const hash of hashes) await cache.find(hash, async () => principal(hash, 'u1'));
+    const cachedAt = (t: number) => {
+      now = t;
+      return hashes.filter((hash) => cache.peek(hash) !== undefined).length;
+    };
+    assert.equal(cachedAt(44_999), 200, 'none before 45 s');
+    const atFiftyTwo = cachedAt(52_500);
+    assert.ok(atFiftyTwo > 40 && atFiftyTwo < 160, `about half left at 52.5 s, got ${atFiftyTwo}`);
+    assert.equal(cachedAt(60_000), 0, 'none at 60 s');
+  });
+
+  test('concurrent lookups of one key share a read, unless a notification came in between', async () => {
+    const fake = new FakeBus();
+    const cache = new KeyCache({ bus: fake.bus });
+    let loads = 0;
+    const gates: (() => void)[] = [];
+    const slowLoad = (found: KeyPrincipal) => () =>
+      new Promise<KeyPrincipal | null>((resolve) => {
+        loads += 1;
+        gates.push(() => resolve(found));
+      });
+    const live = principal('k1', 'u1');
+    const revoked = { ...live, revoked_at: '2026-01-02T00:00:00.000Z' };
+    const first = cache.find('h1', slowLoad(live));
+    const second = cache.find('h1', slowLoad(live));
+    assert.equal(loads, 1, 'the second waits for the first read');
+    // A revocation is committed and notified while that read is in flight: a lookup after it must not
+    // get the read that began before it.
+    fake.notify(CHANNELS.keys, 'key:k1');
+    const third = cache.find('h1', slowLoad(revoked));
+    assert.equal(loads, 2);
+    for (const open of gates) open();
+    assert.equal((await first)?.revoked_at, null);
+    assert.equal(await second, await first);
+    assert.equal((await third)?.revoked_at, revoked.revoked_at);
+  });
+
   test('a lookup overtaken by a notification is not kept', async () => {
     const fake = new FakeBus();
     const cache = new KeyCache({ bus: fake.bus });
