@@ -32,10 +32,12 @@ const STEADY_MS = 10_000;
 const MAX_RESTART_DELAY_MS = 10_000;
 
 /**
- * How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core — less one in
- * embedded mode, whose PostgreSQL runs on the same cores. On two cores that is one process: against two
- * workers, 10–15 % fewer requests per second, a quarter of the tail at half load and half the memory
- * (docs/EVALUATION.md §7, step 10).
+ * How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core — less one when
+ * PostgreSQL runs on the same machine (embedded mode, or a DATABASE_URL naming this host or a socket),
+ * because it needs those cores too. On two cores that is one process. Measured with the PostgreSQL of
+ * the same machine (docs/EVALUATION.md §7): one worker served 82 % of bare node:http on one URL against
+ * 62 % for two, with a lower tail at half load and 258 MB of RSS against 436 MB; embedded, against two
+ * workers, a quarter of the tail at half load and half the memory.
  */
 export function workerCount(config: Config, flag: string | undefined): number {
   let requested = config.httpWorkers;
@@ -47,7 +49,28 @@ export function workerCount(config: Config, flag: string | undefined): number {
     requested = value;
   }
   const cores = availableParallelism();
-  return requested ?? (config.databaseUrl === null ? Math.max(1, cores - 1) : cores);
+  return requested ?? (databaseIsLocal(config.databaseUrl) ? Math.max(1, cores - 1) : cores);
+}
+
+/** Embedded (no URL), or a URL whose host is a loopback address, `localhost` or a Unix socket directory. */
+export function databaseIsLocal(databaseUrl: string | null): boolean {
+  if (databaseUrl === null) return true;
+  let url: URL;
+  try {
+    url = new URL(databaseUrl);
+  } catch {
+    return false;
+  }
+  // libpq takes a socket directory as ?host=/path (and an empty host means the default socket).
+  const host = decodeURIComponent(url.searchParams.get('host') ?? url.hostname).toLowerCase();
+  return (
+    host === '' ||
+    host.startsWith('/') ||
+    host === 'localhost' ||
+    host === '[::1]' ||
+    host === '::1' ||
+    /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host)
+  );
 }
 
 interface Seat {

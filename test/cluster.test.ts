@@ -152,10 +152,27 @@ describe('workerCount', () => {
     assert.throws(() => config({ HTTP_WORKERS: '0' }), /invalid HTTP_WORKERS/);
   });
 
-  test('embedded mode leaves a core to its PostgreSQL unless told otherwise', () => {
-    assert.equal(workerCount(loadConfig({}), undefined), Math.max(1, availableParallelism() - 1));
+  test('a PostgreSQL on this machine (embedded or a local DATABASE_URL) is left a core unless told otherwise', () => {
+    const fewer = Math.max(1, availableParallelism() - 1);
+    assert.equal(workerCount(loadConfig({}), undefined), fewer);
     assert.equal(workerCount(loadConfig({ HTTP_WORKERS: '2' }), undefined), 2);
     assert.equal(workerCount(loadConfig({}), '3'), 3);
+    for (const local of [
+      'postgres://postgres@127.0.0.1:5432/test',
+      'postgresql://localhost/test',
+      'postgres://[::1]:5432/test',
+      'postgres:///test',
+      'postgres:///test?host=%2Fvar%2Frun%2Fpostgresql',
+    ]) {
+      assert.equal(workerCount(config({ DATABASE_URL: local }), undefined), fewer, local);
+    }
+    for (const remote of [
+      'postgres://db.internal/x',
+      'postgres://10.0.0.5/x',
+      'postgres://127.example.com/x',
+    ]) {
+      assert.equal(workerCount(config({ DATABASE_URL: remote }), undefined), availableParallelism(), remote);
+    }
   });
 });
 
