@@ -25,6 +25,7 @@ import { registerUsage } from './http/routes/usage.ts';
 import { registerWebhooks, webhookContext } from './http/routes/webhooks.ts';
 import { installStrictInput } from './http/strict-input.ts';
 import type { App, Services } from './http/types.ts';
+import { FailoverLimiter } from './infra/failover-limiter.ts';
 import { KeyCache } from './infra/key-cache.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const responses =
     cacheBus && cacheBytes > 0 ? new ResponseCache({ bus: cacheBus, maxBytes: cacheBytes }) : null;
   app.decorate('caches', { bus, keys, responses });
+  app.decorate('limiter', limiter);
   const services: Services = { config: deps.config, db: deps.db, now, limiter, usage, keys };
   // The first connection attempt is awaited so that a ready app starts with its caches on.
   app.addHook('onReady', async () => {
@@ -172,12 +174,23 @@ declare module 'fastify' {
   interface FastifyInstance {
     /** The app's notification bus and caches (tests and benchmarks look at them). */
     caches: { bus: NotificationBus | null; keys: KeyCache; responses: ResponseCache | null };
+    /** The rate limiter the access checks use (tests look at its state). */
+    limiter: RateLimiter;
   }
 }
 
 async function createLimiter(config: Config, app: App): Promise<RateLimiter> {
   if (!config.redisUrl) return new MemoryLimiter();
-  const limiter = createRedisLimiter(config.redisUrl);
-  limiter.redis.on('error', (error: Error) => app.log.error({ err: error }, 'redis connection error'));
-  return limiter;
+  const redis = createRedisLimiter(config.redisUrl);
+  // Connection errors repeat on every reconnect attempt while Redis is away: the limiter's own
+  // transitions below are what the log reports.
+  redis.redis.on('error', () => undefined);
+  return new FailoverLimiter(redis, {
+    degraded: (error) =>
+      app.log.warn(
+        { err: error },
+        'Redis is unreachable: rate limits and sign-in back-off are now enforced per process until it answers again',
+      ),
+    recovered: (downMs) => app.log.warn({ downMs }, 'Redis answers again: rate limits are shared again'),
+  });
 }

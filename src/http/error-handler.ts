@@ -3,6 +3,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { QueueFullError } from '../domain/work-queue.ts';
 import { LimiterUnavailableError } from '../infra/limiter.ts';
 import { AccountRuleError } from '../services/accounts.ts';
+import { isDatabaseUnavailable } from '../store/db.ts';
 import { ApiError, errors } from './errors.ts';
 import type { App } from './types.ts';
 
@@ -64,6 +65,7 @@ export function toApiError(error: FastifyError, request?: FastifyRequest): ApiEr
   if (error instanceof AccountRuleError) return new ApiError(RULE_CODES[error.kind], error.message);
   if (error instanceof QueueFullError) return errors.busy();
   if (error instanceof LimiterUnavailableError) return errors.limiterUnavailable();
+  if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
   if (error.validation) {
     return validationError(
       error.validation[0] as ValidationIssue | undefined,
@@ -97,6 +99,25 @@ function knownQuery(request: FastifyRequest | undefined): string[] {
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/** At most one log line a second for 503s from a dependency: an outage must not flood the log. */
+const outageLog = {
+  last: 0,
+  suppressed: 0,
+  due(now: number): boolean {
+    if (now - this.last < 1000) {
+      this.suppressed += 1;
+      return false;
+    }
+    this.last = now;
+    return true;
+  },
+  take(): number {
+    const count = this.suppressed;
+    this.suppressed = 0;
+    return count;
+  },
+};
+
 /** Every error, 404 and 405 leaves in the one envelope. */
 export function installErrorHandling(app: App): void {
   // A second router that knows every route, to tell "wrong method" from "no such path".
@@ -113,8 +134,12 @@ export function installErrorHandling(app: App): void {
     const apiError = toApiError(error, request);
     // A 503 (busy, a dependency down) is expected under load; only the unexpected is an error.
     if (apiError.status === 500) request.log.error({ err: error }, 'request failed');
-    else if (error instanceof LimiterUnavailableError)
-      request.log.warn({ err: error }, 'rate limiter unavailable');
+    else if (apiError.status === 503 && outageLog.due(Date.now())) {
+      request.log.warn(
+        { err: error, suppressed: outageLog.take() },
+        'answered 503: busy, or a dependency is unavailable',
+      );
+    }
     void sendError(reply, request, apiError);
   });
 

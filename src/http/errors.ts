@@ -134,5 +134,8 @@ export const errors = {
   webhookDeleted: (id: string) =>
     new ApiError('conflict', `the webhook of delivery ${id} was deleted; its deliveries cannot be resent`),
   internal: () => new ApiError('internal', 'internal server error'),
+  /** PostgreSQL cannot be reached or will not serve now (isDatabaseUnavailable). */
+  databaseUnavailable: () =>
+    new ApiError('unavailable', 'the database is unavailable; try again shortly', { 'retry-after': '2' }),
   unavailable: (detail: string) => new ApiError('unavailable', detail),
 };

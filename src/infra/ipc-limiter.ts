@@ -2,6 +2,7 @@ import {
   type BackoffDecision,
   type BackoffPolicy,
   type LimitDecision,
+  type LimiterState,
   LimiterUnavailableError,
   type RateLimiter,
 } from './limiter.ts';
@@ -101,6 +102,7 @@ export class IpcLimiter implements RateLimiter {
   #lastTick = performance.now();
   #nextId = 0;
   #closed = false;
+  #channelLost = false;
   /** Requests of this turn of the event loop, sent together by #flush. */
   #outbox: unknown[][] = [];
   #flushing: NodeJS.Immediate | null = null;
@@ -110,11 +112,20 @@ export class IpcLimiter implements RateLimiter {
     this.#timeoutMs = options.timeoutMs ?? 1000;
     this.#unlisten = channel.listen(
       (message) => this.#answer(message),
-      () => this.#failAll('the cluster primary closed the channel'),
+      () => {
+        this.#channelLost = true;
+        this.#failAll('the cluster primary closed the channel');
+      },
     );
     this.#tickMs = Math.max(5, this.#timeoutMs / 4);
     this.#timer = setInterval(() => this.#expire(), this.#tickMs);
     this.#timer.unref();
+  }
+
+  state(): LimiterState {
+    return this.#closed || this.#channelLost
+      ? { ok: false, store: 'cluster primary', detail: 'the channel to the cluster primary is closed' }
+      : { ok: true, store: 'cluster primary' };
   }
 
   /** Calls waiting for their reply. */

@@ -51,6 +51,15 @@ export interface RateLimiter {
   /** Forgets everything counted in a bucket (of hit or of backoff). */
   reset(bucket: string): Promise<void>;
   close(): Promise<void>;
+  /** Where decisions are made and whether that store is answering now (for /health; no I/O). */
+  state?(): LimiterState;
+}
+
+export interface LimiterState {
+  ok: boolean;
+  /** `memory` (this process), `cluster primary` (over IPC), `redis`. */
+  store: string;
+  detail?: string;
 }
 
 /**

@@ -3,6 +3,7 @@ import {
   type BackoffPolicy,
   backoffDelay,
   type LimitDecision,
+  type LimiterState,
   type RateLimiter,
 } from './limiter.ts';
 
@@ -39,6 +40,10 @@ export class MemoryLimiter implements RateLimiter {
   constructor(options: MemoryLimiterOptions = {}) {
     this.#timer = setInterval(() => this.sweep(), options.sweepIntervalMs ?? 60_000);
     this.#timer.unref();
+  }
+
+  state(): LimiterState {
+    return { ok: true, store: 'memory' };
   }
 
   /** Number of buckets held in memory (idle ones disappear at the next sweep). */

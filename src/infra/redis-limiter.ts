@@ -162,12 +162,21 @@ export class RedisLimiter implements RateLimiter {
   }
 }
 
+/** The longest a limiter command may take, queued while connecting included (ioredis commandTimeout). */
+export const REDIS_COMMAND_TIMEOUT_MS = 500;
+
 /**
- * A limiter on its own connection. Commands fail after a couple of retries instead of queueing
- * forever while Redis is down, so a request sees an error (the caller decides to fail open or closed)
- * rather than hanging.
+ * A limiter on its own connection. A command fails after REDIS_COMMAND_TIMEOUT_MS, or after one retry
+ * on a new connection, instead of queueing while Redis is down, so a request sees an error (the
+ * FailoverLimiter then decides locally) rather than hanging. The client reconnects by itself.
  */
 export function createRedisLimiter(url: string, keyPrefix?: string): RedisLimiter {
-  const redis = new Redis(url, { maxRetriesPerRequest: 2 });
+  const redis = new Redis(url, {
+    maxRetriesPerRequest: 1,
+    commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+    connectTimeout: 2000,
+    // Reconnect every 100 ms, 200 ms, … at most every 2 s, for as long as it takes.
+    retryStrategy: (attempt) => Math.min(100 * attempt, 2000),
+  });
   return new RedisLimiter(redis, { keyPrefix, ownsClient: true });
 }

@@ -127,10 +127,53 @@ export async function openTemporaryDb(): Promise<Db> {
 
 for (const [oid, parse] of Object.entries(PARSERS)) pg.types.setTypeParser(Number(oid), parse);
 
+/** The longest a query waits for a pooled connection (a new one connecting included). */
+export const POOL_WAIT_MS = 5000;
+
+/** SQLSTATE classes and codes that mean "the server cannot serve now", not "this query is wrong". */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300', '53100', '58030', '25006']);
+const NETWORK_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOENT',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const NETWORK_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection terminated due to connection timeout',
+  'the database system is',
+];
+
+/**
+ * True for errors that mean PostgreSQL cannot be reached or will not serve now: refused or lost
+ * connections, no pooled connection within POOL_WAIT_MS, a server shutting down or starting up, too
+ * many connections, a full disk (53100) or a read-only transaction (25006). The API answers these
+ * with 503 and Retry-After; a query's own errors stay what they are.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (
+    typeof code === 'string' &&
+    (code.startsWith('08') || UNAVAILABLE_STATES.has(code) || NETWORK_CODES.has(code))
+  ) {
+    return true;
+  }
+  return typeof message === 'string' && NETWORK_MESSAGES.some((text) => message.includes(text));
+}
+
 async function openPostgres(url: string): Promise<Db> {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
+    connectionTimeoutMillis: POOL_WAIT_MS,
+    // Dead peers (a host gone without closing its sockets) are noticed by the kernel, not never.
+    keepAlive: true,
     options: '-c TimeZone=UTC -c plan_cache_mode=force_custom_plan',
   });
   pool.on('error', () => {

@@ -14,13 +14,17 @@ describe('GET /api/v1/health', () => {
   test('reports the database and the registered engines', async () => {
     const { status, body, headers } = await getJson<{
       ok: boolean;
+      failing: string[];
       db: { ok: boolean };
+      limiter: { ok: boolean; store: string };
       engines: { name: string; version: string; tier: string }[];
       now: string;
     }>(client, '/api/v1/health');
     assert.equal(status, 200);
     assert.equal(body.ok, true);
+    assert.deepEqual(body.failing, []);
     assert.deepEqual(body.db, { ok: true });
+    assert.deepEqual(body.limiter, { ok: true, store: 'memory' });
     assert.deepEqual(
       body.engines.map((e) => [e.name, e.tier]),
       [
@@ -30,6 +34,17 @@ describe('GET /api/v1/health', () => {
     );
     assert.ok(!Number.isNaN(Date.parse(body.now)));
     assert.ok(headers['x-request-id']);
+  });
+});
+
+describe('GET /api/v1/health/live', () => {
+  test('200 without a key, a limit or the database', async () => {
+    const res = await client.inject({ url: '/api/v1/health/live' });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { ok: true });
+    assert.equal(res.headers['x-ratelimit-limit'], undefined, 'no limiter involved');
+    const hostile = await client.inject({ url: '/api/v1/health/live?verbose=1' });
+    assert.equal(hostile.statusCode, 400, 'unknown parameters are refused like everywhere');
   });
 });
 

@@ -204,6 +204,13 @@ describe('every protected route, under every spelling of its path', () => {
     assert.equal(res.headers['x-ratelimit-limit'], '3000');
   });
 
+  test('the only API route with neither key nor limit is the liveness probe', () => {
+    const unmetered = app.routeAccess
+      .filter((r) => r.access.kind === 'page' && r.url.startsWith('/api/'))
+      .map((r) => `${r.method} ${r.url}`);
+    assert.deepEqual([...new Set(unmetered)].sort(), ['GET /api/v1/health/live', 'HEAD /api/v1/health/live']);
+  });
+
   test('a route that declares no access rule is refused at startup', async () => {
     const bare = await buildApp({ config: testConfig(), db, logger: false });
     try {

@@ -1,21 +1,52 @@
 import { Type } from 'typebox';
 import { ENGINES } from '../../domain/engines/index.ts';
+import { isDatabaseUnavailable } from '../../store/db.ts';
 import { access } from '../access.ts';
 import { ErrorEnvelope, errorResponses, Query } from '../schemas/common.ts';
-import { Health } from '../schemas/resources.ts';
+import { Health, Liveness } from '../schemas/resources.ts';
 import type { App, Services } from '../types.ts';
 
-export function registerMeta(app: App, { db, now }: Services): void {
+/** /health answers within this even while a dependency hangs. */
+export const HEALTH_DEADLINE_MS = 800;
+
+/** The database answers `SELECT 1` within HEALTH_DEADLINE_MS. */
+async function databaseCheck(db: Services['db']): Promise<{ ok: boolean; detail?: string }> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<{ ok: boolean; detail: string }>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ ok: false, detail: `no answer within ${HEALTH_DEADLINE_MS} ms` }),
+      HEALTH_DEADLINE_MS,
+    );
+  });
+  const answer = db.query('SELECT 1').then(
+    () => ({ ok: true }),
+    (error: unknown) => ({
+      ok: false,
+      detail: isDatabaseUnavailable(error) ? 'unreachable or not accepting queries' : 'query failed',
+    }),
+  );
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+export function registerMeta(app: App, { db, now, limiter }: Services): void {
   app.get(
     '/api/v1/health',
     {
       config: access.public,
       schema: {
         tags: ['meta'],
-        summary: 'Service health',
+        summary: 'Service health (readiness)',
         description:
-          'Database connectivity and registered engine versions. No key required. 503 when not ok, or ' +
-          'as an error envelope when rate limiting is unavailable.',
+          'Whether this instance can serve: the database answers within 800 ms, and the rate limiter ' +
+          'store answers (with Redis unreachable the API still serves, each process enforcing the ' +
+          'limits alone, and this reports 503 naming `limiter`). 200 when every component is ok, ' +
+          'else 503 listing the failing ones; answered within a second even while a dependency hangs. ' +
+          'Registered engine versions. No key required; an error envelope when rate limiting itself ' +
+          'cannot decide. For whether the process is alive, see /api/v1/health/live.',
         querystring: Query({}),
         response: {
           200: Health,
@@ -25,15 +56,37 @@ export function registerMeta(app: App, { db, now }: Services): void {
       },
     },
     async (_request, reply) => {
-      const dbOk = await db.query('SELECT 1').then(
-        () => true,
-        () => false,
-      );
+      const database = await databaseCheck(db);
+      const limits = limiter.state?.() ?? { ok: true, store: 'memory' };
+      const failing = [...(database.ok ? [] : ['db' as const]), ...(limits.ok ? [] : ['limiter' as const])];
       const engines = ENGINES.map(({ name, version, tier }) => ({ name, version, tier }));
-      return reply
-        .code(dbOk ? 200 : 503)
-        .send({ ok: dbOk, db: { ok: dbOk }, engines, now: now().toISOString() });
+      return reply.code(failing.length ? 503 : 200).send({
+        ok: failing.length === 0,
+        failing,
+        db: database,
+        limiter: limits,
+        engines,
+        now: now().toISOString(),
+      });
     },
+  );
+
+  app.get(
+    '/api/v1/health/live',
+    {
+      config: access.page,
+      schema: {
+        tags: ['meta'],
+        summary: 'Liveness',
+        description:
+          '200 while this process runs its event loop, whatever its dependencies do: no database, no ' +
+          'rate limiter, no key. For a supervisor deciding whether to restart the process; ' +
+          '/api/v1/health says whether it can serve.',
+        querystring: Query({}),
+        response: { 200: Liveness, ...errorResponses(400) },
+      },
+    },
+    async () => ({ ok: true as const }),
   );
 
   app.get(

@@ -118,11 +118,23 @@ export const Candle = Type.Object({
 export type CandleDto = Static<typeof Candle>;
 export const CandleList = Type.Array(Candle);
 
+const Detail = Type.Optional(Type.String({ description: 'What is wrong, when not ok.' }));
+
 export const Health = Type.Object({
   ok: Type.Boolean(),
-  db: Type.Object({ ok: Type.Boolean() }),
+  failing: Type.Array(Type.Union([Type.Literal('db'), Type.Literal('limiter')]), {
+    description: 'The components that are not ok; empty when ok.',
+  }),
+  db: Type.Object({ ok: Type.Boolean(), detail: Detail }),
+  limiter: Type.Object({
+    ok: Type.Boolean(),
+    store: Type.String({ description: 'Where rate limits are decided: memory, cluster primary or redis.' }),
+    detail: Detail,
+  }),
   engines: Type.Array(Type.Object({ name: Type.String(), version: Type.String(), tier: Type.String() })),
   now: Type.String({ format: 'date-time' }),
 });
 
 export const Predictions = Type.Object({ data: Type.Array(Type.Unknown()), note: Type.String() });
+
+export const Liveness = Type.Object({ ok: Type.Literal(true) });
