@@ -67,6 +67,13 @@ function withHeaders(schema: unknown, extra: Schema = {}, more: Schema = {}): Sc
 const transform: SwaggerTransform = ({ schema, url, route }) => {
   const config = route.config as FastifyContextConfig | undefined;
   const rule = config?.access;
+  if (schema && rule?.kind === 'page' && url.startsWith('/api/')) {
+    // The liveness probe: no key, no limit, nothing but a 200 or a 400 for unknown parameters.
+    return {
+      url,
+      schema: { ...schema, operationId: operationId(route.method, url), security: [{}] } as typeof schema,
+    };
+  }
   if (!schema || (rule?.kind !== 'key' && rule?.kind !== 'public')) return { schema, url };
   const isPublic = rule.kind === 'public';
   const responses: Record<string, unknown> = Object.fromEntries(
@@ -116,7 +123,7 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
       version: '1.0.0',
       description:
         'US federal contract awards as market events: resolved tickers, classifications, engine scores, regimes and daily candles. ' +
-        'Every request needs an API key (x-api-key header or Authorization: Bearer) except /health and /openapi.json. ' +
+        'Every request needs an API key (x-api-key header or Authorization: Bearer) except /health, /health/live and /openapi.json. ' +
         '`x-tier` is the lowest plan tier an operation needs (free < developer < intelligence); `x-scope` the key scope (read ⊂ write ⊂ admin). ' +
         'Before any operation is chosen the server itself may answer, in the same error envelope: 400 for a request it cannot parse, ' +
         '408 when headers or body do not arrive in time, 414 for a request target over 8 KiB, 431 for oversized headers.',
