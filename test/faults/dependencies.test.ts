@@ -154,6 +154,44 @@ describe('PostgreSQL stopped, hanging, and back', () => {
   });
 });
 
+describe('webhook deliveries that no worker sends', () => {
+  let db: Db;
+  let app: App;
+
+  before(async () => {
+    db = await seededDb();
+    app = await testApp(db);
+  });
+  after(async () => {
+    await app?.close();
+    await db?.close();
+  });
+
+  test('health names `webhooks` once the oldest due delivery has waited over a minute', async () => {
+    const { userId } = await makeKey(db);
+    const [hook] = await db.query<{ id: string }>(
+      "INSERT INTO webhooks (id, user_id, url, secret) VALUES (gen_random_uuid(), $1, 'https://receiver.invalid/h', 'plain:s') RETURNING id",
+      [userId],
+    );
+    const due = (ago: string) =>
+      db.query(
+        `INSERT INTO webhook_deliveries (id, webhook_id, event, payload, status, next_attempt_at)
+         VALUES (gen_random_uuid(), $1, 'signal.created', '{}', 'pending', now() - $2::interval)`,
+        [hook?.id, ago],
+      );
+    await due('10 seconds');
+    const fresh = await timed(app, '/api/v1/health');
+    assert.equal(fresh.res.statusCode, 200, 'a delivery due for 10 s is normal');
+    await due('5 minutes');
+    const late = await timed(app, '/api/v1/health');
+    assert.equal(late.res.statusCode, 503);
+    const body = late.res.json<HealthBody & { webhooks: { ok: boolean; detail?: string } }>();
+    assert.deepEqual(body.failing, ['webhooks']);
+    assert.match(body.webhooks.detail ?? '', /waited 30\d s/);
+    assert.equal(body.db.ok, true);
+  });
+});
+
 describe('Redis never there', () => {
   let db: Db;
   let app: App;

@@ -17,6 +17,7 @@ describe('GET /api/v1/health', () => {
       failing: string[];
       db: { ok: boolean };
       limiter: { ok: boolean; store: string };
+      webhooks: { ok: boolean };
       engines: { name: string; version: string; tier: string }[];
       now: string;
     }>(client, '/api/v1/health');
@@ -25,6 +26,7 @@ describe('GET /api/v1/health', () => {
     assert.deepEqual(body.failing, []);
     assert.deepEqual(body.db, { ok: true });
     assert.deepEqual(body.limiter, { ok: true, store: 'memory' });
+    assert.deepEqual(body.webhooks, { ok: true });
     assert.deepEqual(
       body.engines.map((e) => [e.name, e.tier]),
       [

@@ -9,18 +9,34 @@ import type { App, Services } from '../types.ts';
 /** /health answers within this even while a dependency hangs. */
 export const HEALTH_DEADLINE_MS = 800;
 
-/** The database answers `SELECT 1` within HEALTH_DEADLINE_MS. */
-async function databaseCheck(db: Services['db']): Promise<{ ok: boolean; detail?: string }> {
+/** A due webhook delivery waiting longer than this means no worker keeps up: `webhooks` fails. */
+export const WEBHOOK_LAG_LIMIT_S = 60;
+
+/**
+ * One query within HEALTH_DEADLINE_MS: the database answers, and how long the oldest due webhook
+ * delivery has waited (the outbox is shared, so this tells whether any worker keeps up).
+ */
+const HEALTH_SQL = `SELECT (SELECT extract(epoch FROM now() - min(next_attempt_at))::float8
+  FROM webhook_deliveries
+  WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now()) AS webhook_lag_s`;
+
+interface DatabaseCheck {
+  ok: boolean;
+  detail?: string;
+  webhookLagS?: number | null;
+}
+
+async function databaseCheck(db: Services['db']): Promise<DatabaseCheck> {
   let timer: NodeJS.Timeout | undefined;
-  const deadline = new Promise<{ ok: boolean; detail: string }>((resolve) => {
+  const deadline = new Promise<DatabaseCheck>((resolve) => {
     timer = setTimeout(
       () => resolve({ ok: false, detail: `no answer within ${HEALTH_DEADLINE_MS} ms` }),
       HEALTH_DEADLINE_MS,
     );
   });
-  const answer = db.query('SELECT 1').then(
-    () => ({ ok: true }),
-    (error: unknown) => ({
+  const answer = db.query<{ webhook_lag_s: number | null }>(HEALTH_SQL).then(
+    (rows): DatabaseCheck => ({ ok: true, webhookLagS: rows[0]?.webhook_lag_s ?? null }),
+    (error: unknown): DatabaseCheck => ({
       ok: false,
       detail: isDatabaseUnavailable(error) ? 'unreachable or not accepting queries' : 'query failed',
     }),
@@ -32,6 +48,16 @@ async function databaseCheck(db: Services['db']): Promise<{ ok: boolean; detail?
   }
 }
 
+function webhooksCheck(database: DatabaseCheck): { ok: boolean; detail?: string } {
+  if (!database.ok) return { ok: false, detail: 'unknown while the database is unavailable' };
+  const lag = database.webhookLagS ?? 0;
+  if (lag <= WEBHOOK_LAG_LIMIT_S) return { ok: true };
+  return {
+    ok: false,
+    detail: `the oldest due delivery has waited ${Math.round(lag)} s (limit ${WEBHOOK_LAG_LIMIT_S} s): is a worker running?`,
+  };
+}
+
 export function registerMeta(app: App, { db, now, limiter }: Services): void {
   app.get(
     '/api/v1/health',
@@ -41,9 +67,10 @@ export function registerMeta(app: App, { db, now, limiter }: Services): void {
         tags: ['meta'],
         summary: 'Service health (readiness)',
         description:
-          'Whether this instance can serve: the database answers within 800 ms, and the rate limiter ' +
+          'Whether this instance can serve: the database answers within 800 ms, the rate limiter ' +
           'store answers (with Redis unreachable the API still serves, each process enforcing the ' +
-          'limits alone, and this reports 503 naming `limiter`). 200 when every component is ok, ' +
+          'limits alone, and this reports 503 naming `limiter`), and no due webhook delivery has ' +
+          'waited over 60 s (`webhooks`: no worker keeps up). 200 when every component is ok, ' +
           'else 503 listing the failing ones; answered within a second even while a dependency hangs. ' +
           'Registered engine versions. No key required; an error envelope when rate limiting itself ' +
           'cannot decide. For whether the process is alive, see /api/v1/health/live.',
@@ -57,14 +84,21 @@ export function registerMeta(app: App, { db, now, limiter }: Services): void {
     },
     async (_request, reply) => {
       const database = await databaseCheck(db);
+      const webhooks = webhooksCheck(database);
       const limits = limiter.state?.() ?? { ok: true, store: 'memory' };
-      const failing = [...(database.ok ? [] : ['db' as const]), ...(limits.ok ? [] : ['limiter' as const])];
+      const failing = [
+        ...(database.ok ? [] : ['db' as const]),
+        ...(limits.ok ? [] : ['limiter' as const]),
+        // Only when the database answered: otherwise `db` already says what is wrong.
+        ...(database.ok && !webhooks.ok ? ['webhooks' as const] : []),
+      ];
       const engines = ENGINES.map(({ name, version, tier }) => ({ name, version, tier }));
       return reply.code(failing.length ? 503 : 200).send({
         ok: failing.length === 0,
         failing,
-        db: database,
+        db: database.ok ? { ok: true } : { ok: false, detail: database.detail },
         limiter: limits,
+        webhooks,
         engines,
         now: now().toISOString(),
       });

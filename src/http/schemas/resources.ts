@@ -122,7 +122,7 @@ const Detail = Type.Optional(Type.String({ description: 'What is wrong, when not
 
 export const Health = Type.Object({
   ok: Type.Boolean(),
-  failing: Type.Array(Type.Union([Type.Literal('db'), Type.Literal('limiter')]), {
+  failing: Type.Array(Type.Union([Type.Literal('db'), Type.Literal('limiter'), Type.Literal('webhooks')]), {
     description: 'The components that are not ok; empty when ok.',
   }),
   db: Type.Object({ ok: Type.Boolean(), detail: Detail }),
@@ -131,6 +131,7 @@ export const Health = Type.Object({
     store: Type.String({ description: 'Where rate limits are decided: memory, cluster primary or redis.' }),
     detail: Detail,
   }),
+  webhooks: Type.Object({ ok: Type.Boolean(), detail: Detail }),
   engines: Type.Array(Type.Object({ name: Type.String(), version: Type.String(), tier: Type.String() })),
   now: Type.String({ format: 'date-time' }),
 });
