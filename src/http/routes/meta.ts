@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { ENGINES } from '../../domain/engines/index.ts';
 import { isDatabaseUnavailable } from '../../store/db.ts';
+import { webhookLagSeconds } from '../../store/health.ts';
 import { access } from '../access.ts';
 import { ErrorEnvelope, errorResponses, Query } from '../schemas/common.ts';
 import { Health, Liveness } from '../schemas/resources.ts';
@@ -12,20 +13,13 @@ export const HEALTH_DEADLINE_MS = 800;
 /** A due webhook delivery waiting longer than this means no worker keeps up: `webhooks` fails. */
 export const WEBHOOK_LAG_LIMIT_S = 60;
 
-/**
- * One query within HEALTH_DEADLINE_MS: the database answers, and how long the oldest due webhook
- * delivery has waited (the outbox is shared, so this tells whether any worker keeps up).
- */
-const HEALTH_SQL = `SELECT (SELECT extract(epoch FROM now() - min(next_attempt_at))::float8
-  FROM webhook_deliveries
-  WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now()) AS webhook_lag_s`;
-
 interface DatabaseCheck {
   ok: boolean;
   detail?: string;
   webhookLagS?: number | null;
 }
 
+/** The database answers within HEALTH_DEADLINE_MS (with the webhook lag, in the same query). */
 async function databaseCheck(db: Services['db']): Promise<DatabaseCheck> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<DatabaseCheck>((resolve) => {
@@ -34,8 +28,8 @@ async function databaseCheck(db: Services['db']): Promise<DatabaseCheck> {
       HEALTH_DEADLINE_MS,
     );
   });
-  const answer = db.query<{ webhook_lag_s: number | null }>(HEALTH_SQL).then(
-    (rows): DatabaseCheck => ({ ok: true, webhookLagS: rows[0]?.webhook_lag_s ?? null }),
+  const answer = webhookLagSeconds(db).then(
+    (webhookLagS): DatabaseCheck => ({ ok: true, webhookLagS }),
     (error: unknown): DatabaseCheck => ({
       ok: false,
       detail: isDatabaseUnavailable(error) ? 'unreachable or not accepting queries' : 'query failed',
