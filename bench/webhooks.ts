@@ -5,9 +5,11 @@
  *       also embedded mode: the embedded PostgreSQL with the in-process worker (woken by NOTIFY);
  *   (2) deliveries per second: 1,000 pending deliveries drained by 2 workers;
  *   (3) kill -9: N deliveries, one of the 2 workers SIGKILLed mid-run and restarted; counts created,
- *       succeeded, failed, duplicates seen by the receiver, and sends after a recorded success.
+ *       succeeded, failed, duplicates seen by the receiver, and sends after a recorded success;
+ *   (4) isolation: the latency of (1) for the 100 healthy webhooks, all-healthy and then with 10 more
+ *       webhooks whose receiver never answers (each attempt waits the default 10 s timeout), 2 workers.
  *
- *   npm run bench:webhooks -- [--rounds 20] [--count 1000] [--kill-count 2000]
+ *   npm run bench:webhooks -- [--rounds 20] [--count 1000] [--kill-count 2000] [--only isolation]
  *
  * DATABASE_URL picks the database (default: scratch `market_intel_webhooks_bench` on 127.0.0.1:5432,
  * dropped and created anew).
@@ -32,6 +34,8 @@ const ROUNDS = Math.floor(numberArg('rounds', 20));
 const COUNT = Math.floor(numberArg('count', 1000));
 const KILL_COUNT = Math.floor(numberArg('kill-count', 2000));
 const HOOKS = 100;
+const HANGING = 10;
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : null;
 const DEFAULT_URL = 'postgres://postgres@127.0.0.1:5432/market_intel_webhooks_bench';
 const url = process.env.DATABASE_URL?.trim() || DEFAULT_URL;
 const log = (line: string) => process.stderr.write(`bench:webhooks: ${line}\n`);
@@ -41,10 +45,13 @@ const certificate = makeCertificate();
 const arrivals = new Map<string, number>();
 let holdMs = 0;
 const receiver: Receiver = await startReceiver(certificate, (request) => {
+  // A hanging receiver: holds the request far past the sender's timeout.
+  if (request.path.startsWith('/hang/')) return { status: 200, delayMs: 120_000 };
   const id = String(request.headers['x-service-delivery']);
   arrivals.set(id, (arrivals.get(id) ?? 0) + 1);
   return { status: 200, delayMs: holdMs ? Math.random() * holdMs : 0 };
 });
+const healthy = (r: { path: string }) => r.path.startsWith('/hook/');
 
 const env: Record<string, string> = {
   WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32',
@@ -105,9 +112,9 @@ async function newHighSignal(db: Db, contractId: string): Promise<number> {
 async function latency(db: Db, contractId: string, label: string): Promise<string[]> {
   const samples: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    const before = receiver.received.length;
+    const before = receiver.received.filter(healthy).length;
     const committed = await newHighSignal(db, contractId);
-    const got = await receiver.waitFor(before + HOOKS, undefined, 30_000);
+    const got = await receiver.waitFor(before + HOOKS, healthy, 60_000);
     for (const r of got.slice(before)) samples.push(r.at - committed);
   }
   samples.sort((a, b) => a - b);
@@ -124,9 +131,9 @@ async function latency(db: Db, contractId: string, label: string): Promise<strin
   ];
 }
 
-function startWorker(): ChildProcess {
+function startWorker(extra: Record<string, string> = {}): ChildProcess {
   return spawn(process.execPath, [BIN, 'worker'], {
-    env: { ...process.env, ...env, DATABASE_URL: url },
+    env: { ...process.env, ...env, ...extra, DATABASE_URL: url },
     stdio: 'ignore',
   });
 }
@@ -169,6 +176,51 @@ const stop = async (child: ChildProcess, signal: NodeJS.Signals) => {
   await done;
 };
 
+/**
+ * (4) The healthy webhooks' latency, then the same with HANGING more webhooks whose receiver never
+ * answers, on worker processes with the default 10 s timeout. Returns both rows.
+ */
+async function isolation(db: Db, contractId: string): Promise<string[][]> {
+  const pair = [startWorker({ WEBHOOK_TIMEOUT_MS: '10000' }), startWorker({ WEBHOOK_TIMEOUT_MS: '10000' })];
+  await until(async () => (await listeners(db)) >= 2, 30_000, 'isolation workers listening');
+  log('isolation: 100 healthy webhooks');
+  const calm = await latency(db, contractId, `${HOOKS} healthy`);
+  const [user] = await db.query<{ user_id: string }>('SELECT user_id FROM webhooks LIMIT 1');
+  const ctx = {
+    db,
+    secretKey: null,
+    policy: new TargetPolicy(config.webhookAllowCidrs),
+    resolve: async () => [],
+    now: () => new Date(),
+  };
+  for (let i = 0; i < HANGING; i++)
+    await createWebhook(ctx, { userId: user?.user_id ?? '', url: `${receiver.url}/hang/${i}` });
+  log(`isolation: 100 healthy and ${HANGING} hanging webhooks`);
+  const stormy = await latency(db, contractId, `${HOOKS} healthy beside ${HANGING} hanging (their latency)`);
+  await Promise.all(pair.map((w) => stop(w, 'SIGTERM')));
+  await db.query("UPDATE webhooks SET disabled_at = now() WHERE url LIKE '%/hang/%'");
+  await db.query("DELETE FROM webhook_deliveries WHERE status <> 'succeeded'");
+  return [calm, stormy];
+}
+
+if (ONLY === 'isolation') {
+  await ensureDatabase(url, { recreate: url === DEFAULT_URL });
+  const db = await openDb({ databaseUrl: url, dataDir: '' });
+  const { contractId } = await setup(db);
+  const rows = await isolation(db, contractId);
+  await db.close();
+  await receiver.close();
+  certificate.cleanup();
+  process.stdout.write(
+    summary('webhook isolation', [
+      table(['setup', 'receipts', 'median', 'p99', 'max'], rows),
+      '',
+      `(4) signal commit → receipt at the healthy receivers, ${ROUNDS} signals, 2 worker processes, timeout 10 s`,
+    ]),
+  );
+  process.exit(0);
+}
+
 // (1b) embedded: a PostgreSQL child process, the in-process worker woken by NOTIFY.
 log('embedded latency (embedded PostgreSQL, in-process worker)');
 const embeddedDb = await openTemporaryDb();
@@ -191,6 +243,11 @@ await until(async () => (await listeners(db)) >= 2, 30_000, 'workers listening')
 
 log('PostgreSQL latency (2 worker processes, LISTEN/NOTIFY)');
 const pgRow = await latency(db, contractId, 'PostgreSQL, 2 worker processes (LISTEN/NOTIFY)');
+await Promise.all(workers.map((w) => stop(w, 'SIGTERM')));
+
+const isolationRows = await isolation(db, contractId);
+workers = [startWorker(), startWorker()];
+await until(async () => (await listeners(db)) >= 2, 30_000, 'workers listening again');
 
 log(`throughput: ${COUNT} pending deliveries`);
 await db.query("DELETE FROM webhook_deliveries WHERE status = 'succeeded'");
@@ -251,5 +308,8 @@ process.stdout.write(
     `    receiver: ${fmtInt(arrivals.size)} distinct ids, ${fmtInt(answered.length)} answered requests, ` +
       `${fmtInt(duplicateIds)} ids seen twice (${fmtInt(extraRequests)} extra requests); ` +
       `${fmtInt(lost?.n ?? 0)} attempts cut off by the kill; ${fmtInt(late?.n ?? 0)} sends after a recorded success`,
+    '',
+    table(['(4) isolation', 'receipts', 'median', 'p99', 'max'], isolationRows),
+    `    signal commit → receipt at the ${HOOKS} healthy receivers; 2 worker processes, timeout 10 s`,
   ]),
 );

@@ -13,6 +13,8 @@ export interface Config {
   signalThreshold: number;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
+  /** An endpoint failing without a success for this long is suspended (WEBHOOK_SUSPEND_AFTER, 5d). */
+  webhookSuspendAfterMs: number;
   webhookAllowCidrs: string[];
   webhookCaFile: string | null;
   usaspendingBaseUrl: string;
@@ -80,16 +82,23 @@ function url(env: Env, name: string, protocols: string[]): string | null {
   return raw;
 }
 
-const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+const DURATION_UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
 /** `30s,1m,2m` → [30000, 60000, 120000]. */
 export function parseDurations(raw: string, name: string): number[] {
   return raw.split(',').map((part) => {
-    const match = /^(\d+)(ms|s|m|h)$/.exec(part.trim());
+    const match = /^(\d+)(ms|s|m|h|d)$/.exec(part.trim());
     if (!match?.[1] || !match[2])
       throw new ConfigError(name, `"${part.trim()}" is not a duration like 30s or 2m`);
     return Number(match[1]) * (DURATION_UNITS[match[2]] ?? 1);
   });
+}
+
+function oneDuration(raw: string, name: string): number {
+  const [value, ...rest] = parseDurations(raw, name);
+  if (value === undefined || rest.length > 0)
+    throw new ConfigError(name, `"${raw}" is not one duration like 5d`);
+  return value;
 }
 
 const SCHEDULE_UNITS: Record<string, number> = { m: 60_000, h: 3_600_000, d: 86_400_000 };
@@ -137,6 +146,7 @@ export function loadConfig(env: Env = process.env): Config {
       'WEBHOOK_RETRY_SCHEDULE',
     ),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    webhookSuspendAfterMs: oneDuration(text(env, 'WEBHOOK_SUSPEND_AFTER') ?? '5d', 'WEBHOOK_SUSPEND_AFTER'),
     webhookAllowCidrs: cidrs(env, 'WEBHOOK_ALLOW_CIDRS'),
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),
     usaspendingBaseUrl:

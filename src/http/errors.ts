@@ -131,6 +131,13 @@ export const errors = {
   webhookTargetRefused: (reason: string) => new ApiError('invalid_body', `webhook URL refused: ${reason}`),
   deliveryInFlight: (id: string) =>
     new ApiError('conflict', `delivery ${id} is being attempted right now; resend it once the attempt ends`),
+  webhookSuspended: (id: string) =>
+    new ApiError(
+      'conflict',
+      `the webhook of delivery ${id} is suspended after failing continuously; re-enable it, then resend`,
+    ),
+  deletedWebhookEnabled: (id: string) =>
+    new ApiError('conflict', `webhook ${id} was deleted; create a new one instead`),
   webhookDeleted: (id: string) =>
     new ApiError('conflict', `the webhook of delivery ${id} was deleted; its deliveries cannot be resent`),
   internal: () => new ApiError('internal', 'internal server error'),

@@ -34,7 +34,8 @@ const isTier = (value: string): value is Tier => (TIERS as readonly string[]).in
 /**
  * The outbox write: for every signal row just created (not a recompute) at or above the threshold,
  * one `signal.created` delivery per active webhook whose owner's plan has webhooks and reaches the
- * signal's engine tier. Call it inside the transaction that wrote the signals, so a signal and its
+ * signal's engine tier (a suspended webhook's is written failed, to be resent once it is re-enabled).
+ * Call it inside the transaction that wrote the signals, so a signal and its
  * deliveries commit together or not at all. Returns the number of deliveries written.
  */
 export async function enqueueSignalCreated(
@@ -46,8 +47,8 @@ export async function enqueueSignalCreated(
   const ids = signals.filter((s) => s.inserted && s.signal_score >= threshold).map((s) => s.id);
   if (ids.length === 0) return 0;
   const hooks = (
-    await tx.query<{ id: string; plan: Plan }>(
-      `SELECT w.id, u.plan FROM webhooks w JOIN users u ON u.id = w.user_id
+    await tx.query<{ id: string; plan: Plan; suspended: boolean }>(
+      `SELECT w.id, u.plan, w.suspended_at IS NOT NULL AS suspended FROM webhooks w JOIN users u ON u.id = w.user_id
        WHERE w.disabled_at IS NULL ORDER BY w.created_at, w.id`,
     )
   ).filter((hook) => PLAN_LIMITS[hook.plan].maxWebhooks > 0);
@@ -57,7 +58,12 @@ export async function enqueueSignalCreated(
      WHERE s.id = ANY($1::uuid[]) ORDER BY s.computed_at, s.id`,
     [ids],
   );
-  const deliveries: { webhookId: string; event: string; payload: SignalCreatedPayload }[] = [];
+  const deliveries: {
+    webhookId: string;
+    event: string;
+    payload: SignalCreatedPayload;
+    suspended: boolean;
+  }[] = [];
   for (const row of rows) {
     const full = toSignal(row);
     if (!full) continue;
@@ -70,7 +76,7 @@ export async function enqueueSignalCreated(
     };
     for (const hook of hooks) {
       if (reachesTier(hook.plan, tier))
-        deliveries.push({ webhookId: hook.id, event: SIGNAL_CREATED, payload });
+        deliveries.push({ webhookId: hook.id, event: SIGNAL_CREATED, payload, suspended: hook.suspended });
     }
   }
   return insertDeliveries(tx, deliveries);

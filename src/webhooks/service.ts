@@ -6,9 +6,11 @@ import type { Db } from '../store/db.ts';
 import { generateSecret, sealSecret } from './secrets.ts';
 import {
   countActiveWebhooks,
+  countSuspended,
   type Delivery,
   type DeliveryStatus,
   disableWebhook,
+  enableWebhook,
   getDelivery,
   getWebhook,
   insertWebhook,
@@ -66,6 +68,11 @@ export async function createWebhook(
   return { webhook, secret };
 }
 
+/** The dashboard's notice: how many of a user's webhooks are suspended. */
+export async function countSuspendedWebhooks(db: Db, userId: string): Promise<number> {
+  return countSuspended(db, userId);
+}
+
 export async function userWebhooks(ctx: WebhookContext, userId: string, page: Page): Promise<Webhook[]> {
   return listWebhooks(ctx.db, userId, page);
 }
@@ -74,6 +81,22 @@ export async function deleteWebhook(ctx: WebhookContext, id: string, owner: stri
   const webhook = await ctx.db.transaction((tx) => disableWebhook(tx, id, owner, ctx.now()));
   if (!webhook) throw errors.webhookNotFound(id);
   return webhook;
+}
+
+/**
+ * Re-enables a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries
+ * are due now. Deliveries failed by the suspension stay failed; resend the ones still wanted.
+ */
+export async function reenableWebhook(
+  ctx: WebhookContext,
+  id: string,
+  owner: string | null,
+): Promise<Webhook> {
+  const webhook = await ctx.db.transaction((tx) => enableWebhook(tx, id, owner));
+  if (webhook) return webhook;
+  const found = await getWebhook(ctx.db, id, owner);
+  if (found?.disabled_at) throw errors.deletedWebhookEnabled(id);
+  throw errors.webhookNotFound(id);
 }
 
 export async function webhookDeliveries(
@@ -102,6 +125,7 @@ export async function resendDelivery(
   const found = await getDelivery(ctx.db, id, owner);
   if (!found) throw errors.deliveryNotFound(id);
   if (found.webhook_disabled) throw errors.webhookDeleted(id);
+  if (found.webhook_suspended) throw errors.webhookSuspended(id);
   const restarted = await restartDelivery(ctx.db, id);
   if (!restarted) throw errors.deliveryInFlight(id);
   await notifyDue(ctx.db);

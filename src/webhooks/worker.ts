@@ -4,7 +4,15 @@ import { acquireBus } from '../store/notifications.ts';
 import { Sender } from './delivery.ts';
 import { deliveryBody } from './outbox.ts';
 import { openSecret } from './secrets.ts';
-import { type Claimed, claimDue, DELIVERY_CHANNEL, finishAttempt, type Outcome } from './store.ts';
+import {
+  type Claimed,
+  claimDue,
+  DELIVERY_CHANNEL,
+  type EndpointPolicy,
+  finishAttempt,
+  type Outcome,
+  SUSPENDED_ERROR,
+} from './store.ts';
 import { type HostResolver, systemResolver, TargetPolicy } from './target.ts';
 
 export interface WorkerLog {
@@ -18,8 +26,10 @@ export interface WorkerOptions {
   config: Config;
   log?: WorkerLog;
   resolve?: HostResolver;
-  /** Deliveries sent at once by this worker (default 16). */
+  /** Attempts this worker sends at once, not counting those in the slow lane (default 16). */
   concurrency?: number;
+  /** Attempts in flight at once to one endpoint, across workers (default 4; 1 while it is failing). */
+  endpointConcurrency?: number;
   /** How often an idle worker looks for due deliveries (default 250 ms). */
   pollMs?: number;
 }
@@ -33,6 +43,14 @@ const silent: WorkerLog = { info: () => undefined, warn: () => undefined, error:
 export const leaseMs = (timeoutMs: number): number => 2 * timeoutMs + 1_000;
 
 /**
+ * An attempt still waiting for its receiver after this long gives its slot back and waits in the slow
+ * lane, so receivers that hang until the timeout cannot use up the slots healthy ones need.
+ */
+export const SLOW_AFTER_MS = 1_000;
+/** The slow lane holds at most this many times `concurrency` attempts; when full, nothing new is claimed. */
+const SLOW_LANE_FACTOR = 4;
+
+/**
  * The delivery worker: claims due deliveries (FOR UPDATE SKIP LOCKED, so any number of workers share
  * the outbox and never send one delivery twice at once), sends each signed, and records the outcome:
  * succeeded, retried after the configured schedule, or failed after the last attempt.
@@ -41,9 +59,14 @@ export const leaseMs = (timeoutMs: number): number => 2 * timeoutMs + 1_000;
  */
 export class DeliveryWorker {
   private readonly sender: Sender;
+  /** Every attempt in flight; `fast` are those holding one of the `concurrency` slots. */
   private readonly inFlight = new Set<Promise<void>>();
+  private readonly fast = new Set<Promise<void>>();
   private readonly log: WorkerLog;
   private readonly concurrency: number;
+  private readonly policy: EndpointPolicy;
+  /** The loop found no free slot: a finishing attempt wakes it. */
+  private full = false;
   private readonly pollMs: number;
   private readonly maxAttempts: number;
   private running = false;
@@ -64,6 +87,11 @@ export class DeliveryWorker {
     });
     this.log = options.log ?? silent;
     this.concurrency = options.concurrency ?? 16;
+    this.policy = {
+      concurrency: options.endpointConcurrency ?? 4,
+      scheduleMs: config.webhookRetryScheduleMs,
+      suspendAfterMs: config.webhookSuspendAfterMs,
+    };
     this.pollMs = options.pollMs ?? 250;
     this.maxAttempts = config.webhookRetryScheduleMs.length + 1;
   }
@@ -95,12 +123,15 @@ export class DeliveryWorker {
   private async run(): Promise<void> {
     const lease = leaseMs(this.options.config.webhookTimeoutMs);
     let failures = 0;
+    const slowCapacity = SLOW_LANE_FACTOR * this.concurrency;
+    const freeSlots = () =>
+      this.inFlight.size - this.fast.size < slowCapacity ? this.concurrency - this.fast.size : 0;
     while (this.running) {
-      const free = this.concurrency - this.inFlight.size;
+      const free = freeSlots();
       let claimed: Claimed[] = [];
       if (free > 0) {
         try {
-          claimed = await claimDue(this.options.db, free, lease);
+          claimed = await claimDue(this.options.db, free, lease, this.policy.concurrency);
           failures = 0;
         } catch (error) {
           failures += 1;
@@ -109,7 +140,8 @@ export class DeliveryWorker {
       }
       for (const job of claimed) this.track(this.deliver(job));
       // A full batch means more may be due; otherwise wait for the poll, a notification or a free slot.
-      if (claimed.length === 0 || claimed.length < free || this.inFlight.size >= this.concurrency) {
+      this.full = freeSlots() <= 0;
+      if (claimed.length === 0 || claimed.length < free || this.full) {
         await this.sleep(this.pollMs * Math.min(2 ** failures, 40));
       }
     }
@@ -117,9 +149,16 @@ export class DeliveryWorker {
 
   private track(work: Promise<void>): void {
     this.inFlight.add(work);
+    this.fast.add(work);
+    const slow = setTimeout(() => {
+      // Into the slow lane: the slot is free for another attempt.
+      if (this.fast.delete(work) && this.full) this.wake();
+    }, SLOW_AFTER_MS);
     void work.finally(() => {
+      clearTimeout(slow);
       this.inFlight.delete(work);
-      if (this.inFlight.size === this.concurrency - 1) this.wake();
+      this.fast.delete(work);
+      if (this.full) this.wake();
     });
   }
 
@@ -143,7 +182,8 @@ export class DeliveryWorker {
 
   private async deliver(job: Claimed): Promise<void> {
     const result = await this.attempt(job);
-    const last = job.webhook_disabled || job.attempts >= this.maxAttempts;
+    const refused = job.webhook_disabled || job.webhook_suspended;
+    const last = refused || job.attempts >= this.maxAttempts;
     const schedule = this.options.config.webhookRetryScheduleMs;
     const outcome: Outcome = {
       durationMs: result.durationMs,
@@ -151,13 +191,19 @@ export class DeliveryWorker {
       error: result.error,
       next: result.ok ? 'succeeded' : last ? 'failed' : 'pending',
       retryInMs: schedule[Math.min(job.attempts, schedule.length) - 1] ?? 0,
+      reachedEndpoint: !refused && result.sent,
     };
     try {
-      const moved = await finishAttempt(this.options.db, job, outcome);
-      if (!moved)
+      const finished = await finishAttempt(this.options.db, job, outcome, this.policy);
+      if (!finished.moved)
         this.log.warn(
           { delivery: job.id },
           'webhook worker: claim superseded; outcome kept in attempts only',
+        );
+      if (finished.suspended)
+        this.log.warn(
+          { webhook: job.webhook_id, failedInARow: finished.streak },
+          'webhook worker: endpoint suspended after failing continuously; its owner can re-enable it',
         );
     } catch (error) {
       // The claim expires and the delivery is attempted again: at least once, never lost.
@@ -165,21 +211,25 @@ export class DeliveryWorker {
     }
   }
 
+  /** One attempt; `sent` is false when it was refused before anything went to the receiver. */
   private async attempt(job: Claimed) {
-    if (job.webhook_disabled) return { ok: false, statusCode: null, error: 'webhook deleted', durationMs: 0 };
+    const refused = (error: string) => ({ ok: false, sent: false, statusCode: null, error, durationMs: 0 });
+    if (job.webhook_disabled) return refused('webhook deleted');
+    if (job.webhook_suspended) return refused(SUSPENDED_ERROR);
     let secret: string;
     try {
       secret = openSecret(job.secret, job.webhook_id, this.options.config.secretKey);
     } catch (error) {
-      return { ok: false, statusCode: null, error: (error as Error).message, durationMs: 0 };
+      return refused((error as Error).message);
     }
-    return this.sender.send({
+    const result = await this.sender.send({
       url: job.url,
       event: job.event,
       deliveryId: job.id,
       secret,
       body: deliveryBody(job.payload),
     });
+    return { ...result, sent: true };
   }
 
   /**

@@ -195,6 +195,27 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
     await shot('webhooks-resent');
   });
 
+  test('a suspended webhook: a notice on every page, re-enabled from the webhooks page', async () => {
+    // The worker suspends an endpoint after WEBHOOK_SUSPEND_AFTER of failures (test/webhooks/isolation);
+    // here the state is set directly, as the worker leaves it.
+    await db.query(
+      `UPDATE webhooks SET suspended_at = now(), failing_since = now() - interval '5 days', failure_streak = 900
+       WHERE url LIKE '%/hook'`,
+    );
+    await page.goto(`${base}/dashboard#/keys`);
+    await page.reload();
+    await ready();
+    const notice = page.locator('#notice');
+    assert.ok(await notice.isVisible(), 'the notice shows on the keys page');
+    assert.match((await notice.textContent()) ?? '', /suspended after failing continuously/);
+    await notice.getByRole('link').click();
+    await page.waitForSelector('[data-state="suspended"]');
+    await shot('webhooks-suspended');
+    await page.getByRole('button', { name: 'Re-enable' }).click();
+    await page.waitForSelector('[data-state="active"]');
+    assert.equal(await notice.isVisible(), false, 'the notice is gone once re-enabled');
+  });
+
   test('usage shows the requests made with the keys', async () => {
     await page.goto(`${base}/dashboard#/usage`);
     await ready();

@@ -18,7 +18,8 @@ import { enqueue, makeWebhook, waitUntil, webhookConfig } from './helpers.ts';
 import { type Certificate, makeCertificate, type Receiver, startReceiver } from './receiver.ts';
 
 const BIN = new URL('../../bin/market-intel.js', import.meta.url).pathname;
-const COUNT = 5;
+/** One endpoint gets at most 4 attempts at once (the worker's per-endpoint allowance): all are held open. */
+const COUNT = 4;
 
 let certificate: Certificate;
 let receiver: Receiver;

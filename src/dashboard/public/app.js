@@ -366,6 +366,59 @@ async function deliveriesTable(webhookId) {
   );
 }
 
+/** What a failing or suspended endpoint's owner needs to know, and the way back for a suspended one. */
+function endpointHealth(w) {
+  if (w.status === 'failing') {
+    const backoff = w.retry_at ? `; backed off: no attempt before ${when(w.retry_at)}` : '';
+    return h(
+      'p',
+      { class: 'endpoint-health' },
+      `Failing since ${when(w.failing_since)}: ${w.failure_streak} attempts failed in a row${backoff}. ` +
+        'Attempts go one at a time until one succeeds.',
+    );
+  }
+  if (w.status !== 'suspended') return null;
+  const error = errorLine();
+  return h(
+    'div',
+    { class: 'endpoint-health', role: 'alert' },
+    h(
+      'p',
+      {},
+      `Suspended ${when(w.suspended_at)} after failing without a break since ${when(w.failing_since)}. ` +
+        'Nothing is sent to it until you re-enable it; deliveries failed meanwhile can be resent below.',
+    ),
+    h(
+      'button',
+      {
+        type: 'button',
+        onclick: guarded(error, async () => {
+          await api('POST', `/webhooks/${w.id}/enable`);
+          toast('Webhook re-enabled');
+          await webhooksView();
+        }),
+      },
+      'Re-enable',
+    ),
+    error,
+  );
+}
+
+/** The banner every page shows while a webhook of the user's is suspended. */
+function showNotice(suspended) {
+  const notice = document.getElementById('notice');
+  notice.hidden = !suspended;
+  notice.replaceChildren(
+    suspended
+      ? h(
+          'a',
+          { href: '#/webhooks' },
+          `${suspended === 1 ? 'A webhook is' : `${suspended} webhooks are`} suspended after failing continuously: nothing is sent to ${suspended === 1 ? 'it' : 'them'} until re-enabled.`,
+        )
+      : '',
+  );
+}
+
 async function webhooksView() {
   const { data: hooks } = await api('GET', '/webhooks');
   const error = errorLine();
@@ -390,12 +443,14 @@ async function webhooksView() {
       );
   };
   const active = hooks.filter((w) => !w.disabled_at);
+  showNotice(active.filter((w) => w.status === 'suspended').length);
   const sections = await Promise.all(
     active.map(async (w) =>
       h(
         'section',
-        { class: 'card', 'data-webhook-id': w.id },
-        h('h2', { class: 'mono' }, w.url),
+        { class: 'card', 'data-webhook-id': w.id, 'data-state': w.status },
+        h('h2', { class: 'mono' }, w.url, ' ', h('span', { class: `badge ${w.status}` }, w.status)),
+        endpointHealth(w),
         h(
           'p',
           { class: 'muted' },
@@ -647,6 +702,7 @@ const views = {
 function signedOut() {
   state.me = null;
   state.csrf = null;
+  document.getElementById('notice').hidden = true;
   document.getElementById('nav').hidden = true;
   document.getElementById('who').hidden = true;
   authView(location.hash === '#/signup' ? 'signup' : 'signin');
@@ -681,6 +737,7 @@ async function boot() {
     document.getElementById('who').hidden = false;
     document.getElementById('who-email').textContent = `${state.me.user.email} · ${state.me.user.plan}`;
     document.getElementById('nav-users').hidden = !state.me.user.is_admin;
+    showNotice(state.me.suspended_webhooks);
     // Without a hashchange event: its handler would render the page a second time, after the route()
     // below, wiping what the user has begun to type.
     if (location.hash === '#/signin' || location.hash === '#/signup' || !location.hash)

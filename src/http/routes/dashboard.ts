@@ -21,9 +21,11 @@ import {
   setUserPlan,
 } from '../../store/accounts.ts';
 import {
+  countSuspendedWebhooks,
   createWebhook,
   deleteWebhook,
   deliveryAttempts,
+  reenableWebhook,
   resendDelivery,
   userWebhooks,
   type WebhookContext,
@@ -110,6 +112,7 @@ export function registerDashboardApi(app: App, services: Services, webhooks: Web
     return {
       user,
       csrf_token: csrfToken,
+      suspended_webhooks: await countSuspendedWebhooks(db, user.id),
       plan: { ...limits, test_rpm: TEST_KEY_RPM, max_test_keys: MAX_TEST_KEYS },
       plans: PLANS.map((name) => ({ name, ...PLAN_LIMITS[name] })),
     };
@@ -185,6 +188,14 @@ export function registerDashboardApi(app: App, services: Services, webhooks: Web
     { config: access.user, schema: { params: Id } },
     async (request) => ({
       webhook: await deleteWebhook(webhooks, request.params.id, signedIn(request).user.id),
+    }),
+  );
+
+  app.post(
+    '/dashboard/api/webhooks/:id/enable',
+    { config: access.user, schema: { params: Id } },
+    async (request) => ({
+      webhook: await reenableWebhook(webhooks, request.params.id, signedIn(request).user.id),
     }),
   );
 

@@ -4,6 +4,7 @@ import {
   createWebhook,
   deleteWebhook,
   deliveryAttempts,
+  reenableWebhook,
   resendDelivery,
   userWebhooks,
   type WebhookContext,
@@ -160,7 +161,7 @@ interface OperationRoutes {
   deleteNote: string;
 }
 
-/** Delete, deliveries, attempts and resend: the same operations for the account and the admin API. */
+/** Delete, re-enable, deliveries, attempts and resend: the same operations for the account and the admin API. */
 function registerWebhookOperations(app: App, ctx: WebhookContext, r: OperationRoutes): void {
   const { tags } = r;
   app.delete(
@@ -176,6 +177,22 @@ function registerWebhookOperations(app: App, ctx: WebhookContext, r: OperationRo
       },
     },
     async (request) => ({ webhook: await deleteWebhook(ctx, request.params.id, r.owner(request)) }),
+  );
+
+  app.post(
+    `${r.webhook}/enable`,
+    {
+      config: r.write,
+      schema: {
+        tags,
+        summary:
+          'Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now',
+        params: Id('Webhook'),
+        querystring: NoQuery,
+        response: { 200: WebhookResponse, ...errorResponses(400, 404, 409) },
+      },
+    },
+    async (request) => ({ webhook: await reenableWebhook(ctx, request.params.id, r.owner(request)) }),
   );
 
   app.get(

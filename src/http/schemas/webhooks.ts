@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DELIVERY_STATUSES } from '../../webhooks/store.ts';
+import { DELIVERY_STATUSES, WEBHOOK_STATES } from '../../webhooks/store.ts';
 import { Limit, Nullable, Offset, Pagination, Query, StringEnum } from './common.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
@@ -8,8 +8,32 @@ export const Webhook = Type.Object({
   id: Type.String({ format: 'uuid' }),
   user_id: Type.String({ format: 'uuid' }),
   url: Type.String({ description: 'HTTPS target receiving `signal.created` POSTs.' }),
+  status: StringEnum(WEBHOOK_STATES, {
+    description:
+      '`active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); ' +
+      '`suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`.',
+  }),
   created_at: Timestamp,
   disabled_at: Nullable(Type.String({ format: 'date-time', description: 'When the webhook was deleted.' })),
+  failure_streak: Type.Integer({
+    description: 'Attempts that failed in a row, across deliveries; 0 after a success.',
+  }),
+  failing_since: Nullable(
+    Type.String({ format: 'date-time', description: 'The first failure of the streak.' }),
+  ),
+  retry_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'While backed off: no attempt is made before this time, whatever the delivery schedule says.',
+    }),
+  ),
+  suspended_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description: 'When the webhook was suspended; null once re-enabled.',
+    }),
+  ),
 });
 
 export const Delivery = Type.Object({
