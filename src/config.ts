@@ -13,6 +13,8 @@ export interface Config {
   signalThreshold: number;
   webhookRetryScheduleMs: number[];
   webhookTimeoutMs: number;
+  /** The request path's deadline per SQL statement (QUERY_TIMEOUT_MS; 0: none). */
+  queryTimeoutMs: number;
   /** An endpoint failing without a success for this long is suspended (WEBHOOK_SUSPEND_AFTER, 5d). */
   webhookSuspendAfterMs: number;
   webhookAllowCidrs: string[];
@@ -146,6 +148,7 @@ export function loadConfig(env: Env = process.env): Config {
       'WEBHOOK_RETRY_SCHEDULE',
     ),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
+    queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 10_000, 0, 600_000),
     webhookSuspendAfterMs: oneDuration(text(env, 'WEBHOOK_SUSPEND_AFTER') ?? '5d', 'WEBHOOK_SUSPEND_AFTER'),
     webhookAllowCidrs: cidrs(env, 'WEBHOOK_ALLOW_CIDRS'),
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),

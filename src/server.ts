@@ -39,7 +39,9 @@ export interface ListenOptions {
 export async function listen(config: Config, db: Db, options: ListenOptions): Promise<void> {
   const app = await buildApp({
     config,
-    db,
+    // Requests and webhook deliveries never wait on a statement past QUERY_TIMEOUT_MS; the scheduled
+    // ingest below, and the admin API's, run without that deadline.
+    db: db.withDeadline(config.queryTimeoutMs),
     limiter: options.limiter,
     webhooks: { worker: options.background },
   });
@@ -87,7 +89,7 @@ export async function runWorker(config: Config): Promise<void> {
     await db.close();
     throw error;
   }
-  const worker = new DeliveryWorker({ db, config, log });
+  const worker = new DeliveryWorker({ db: db.withDeadline(config.queryTimeoutMs), config, log });
   await worker.start();
   log.info({ pid: process.pid }, 'webhook worker started');
   await new Promise<void>((resolve) => {

@@ -32,8 +32,17 @@ export interface Db extends Queryable {
   /** Runs several statements separated by semicolons, no parameters. */
   exec(sql: string): Promise<void>;
   transaction<T>(fn: (tx: Loader) => Promise<T>): Promise<T>;
+  /**
+   * The same pool, where every statement that has not answered within `ms` fails with a
+   * database-unavailable error and its connection is closed (0: no deadline). For the request path;
+   * ingests and other long work use the handle without one.
+   */
+  withDeadline(ms: number): Db;
   close(): Promise<void>;
 }
+
+/** The message of a statement past its deadline (pg's own, for the client-side query timeout). */
+const DEADLINE_MESSAGE = 'Query read timeout';
 
 const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
 
@@ -101,16 +110,15 @@ async function closingWith(open: () => Promise<Db>, cleanup: () => unknown): Pro
     await cleanup();
     throw error;
   }
-  return {
-    ...db,
-    close: async () => {
-      try {
-        await db.close();
-      } finally {
-        await cleanup();
-      }
-    },
+  const close = async () => {
+    try {
+      await db.close();
+    } finally {
+      await cleanup();
+    }
   };
+  const wrap = (inner: Db): Db => ({ ...inner, withDeadline: (ms) => wrap(inner.withDeadline(ms)), close });
+  return wrap(db);
 }
 
 /**
@@ -147,12 +155,14 @@ const NETWORK_MESSAGES = [
   'Client has encountered a connection error',
   'Connection terminated due to connection timeout',
   'the database system is',
+  DEADLINE_MESSAGE,
 ];
 
 /**
  * True for errors that mean PostgreSQL cannot be reached or will not serve now: refused or lost
- * connections, no pooled connection within POOL_WAIT_MS, a server shutting down or starting up, too
- * many connections, a full disk (53100) or a read-only transaction (25006). The API answers these
+ * connections, no pooled connection within POOL_WAIT_MS, no answer within a handle's deadline, a
+ * server shutting down or starting up, too many connections, a full disk (53100) or a read-only
+ * transaction (25006). The API answers these
  * with 503 and Retry-After; a query's own errors stay what they are.
  */
 export function isDatabaseUnavailable(error: unknown): boolean {
@@ -179,10 +189,21 @@ async function openPostgres(url: string): Promise<Db> {
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.
   });
-  const run = async <T>(client: pg.Pool | pg.PoolClient, text: string, params?: readonly unknown[]) => {
+  const run = async <T>(
+    client: pg.Pool | pg.PoolClient,
+    deadlineMs: number,
+    text: string,
+    params?: readonly unknown[],
+  ) => {
     const values = params ? [...params] : undefined;
     const name = named.get(text);
-    return (await client.query(name ? { name, text, values } : { text, values })).rows as T[];
+    // pg's client-side read timeout: past it the query fails, and the pool closes its connection (a
+    // statement still running there ends when PostgreSQL next writes to the closed socket).
+    const config: pg.QueryConfig & { query_timeout?: number } = name
+      ? { name, text, values }
+      : { text, values };
+    if (deadlineMs > 0) config.query_timeout = deadlineMs;
+    return (await client.query(config)).rows as T[];
   };
   // Encoded a few hundred rows at a time as the socket drains: the server parses the first rows while
   // node encodes the rest, and other work in flight gets the event loop between pieces.
@@ -196,9 +217,9 @@ async function openPostgres(url: string): Promise<Db> {
     const sink = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
     await pipeline(Readable.from(copyPieces(rows, record, 500), { objectMode: false }), sink);
   };
-  return {
+  const handle = (deadlineMs: number): Db => ({
     url,
-    query: (text, params) => run(pool, text, params),
+    query: (text, params) => run(pool, deadlineMs, text, params),
     exec: async (sql) => {
       await pool.query(sql);
     },
@@ -207,30 +228,41 @@ async function openPostgres(url: string): Promise<Db> {
       // The pool stops listening for a client's errors while it is checked out: a connection lost between
       // two statements (the server restarted, the session was terminated or timed out idle in its
       // transaction) would otherwise be an unhandled 'error' event and end the process. Here it fails the
-      // transaction's next statement instead, and the client is discarded, not pooled again.
+      // transaction's next statement instead, and the client is discarded, not pooled again. So is a
+      // client whose statement missed its deadline: it may still be busy with it.
       let lost: Error | undefined;
       const onError = (error: Error) => {
         lost = error;
       };
       client.on('error', onError);
+      const query = async <T>(text: string, params?: readonly unknown[]) => {
+        try {
+          return await run<T>(client, deadlineMs, text, params);
+        } catch (error) {
+          if ((error as Error).message === DEADLINE_MESSAGE) lost = error as Error;
+          throw error;
+        }
+      };
       try {
-        await client.query('BEGIN');
+        await query('BEGIN');
         const result = await fn({
-          query: (text, params) => run(client, text, params),
+          query,
           copyFrom: (table, columns, rows, record) => copy(client, table, columns, rows, record),
         });
-        await client.query('COMMIT');
+        await query('COMMIT');
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (!lost) await client.query('ROLLBACK').catch(() => undefined);
         throw error;
       } finally {
         if (!lost) client.removeListener('error', onError);
         client.release(lost);
       }
     },
+    withDeadline: (ms) => handle(ms),
     close: () => pool.end(),
-  };
+  });
+  return handle(0);
 }
 
 function* copyPieces<R>(

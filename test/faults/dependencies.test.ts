@@ -152,6 +152,32 @@ describe('PostgreSQL stopped, hanging, and back', () => {
       return res.statusCode === 200;
     });
   });
+
+  test('silent on a live connection: a statement past the deadline is 503, its connection replaced', async (t) => {
+    const DEADLINE_MS = 1000;
+    const bounded = await testApp(proxied.withDeadline(DEADLINE_MS));
+    try {
+      // A pooled connection is open and idle: the next read takes it, and PostgreSQL never answers.
+      assert.equal((await timed(bounded, '/api/v1/signals?limit=3', key)).res.statusCode, 200);
+      await proxy.stall();
+      try {
+        const { res, ms } = await timed(bounded, '/api/v1/signals?limit=4', key);
+        assertUnavailable(res, 'a read on a stalled connection');
+        assert.ok(ms >= DEADLINE_MS - 50 && ms < DEADLINE_MS + 1500, `answered in ${Math.round(ms)} ms`);
+        t.diagnostic(`PostgreSQL silent on a live connection: a read answered 503 in ${Math.round(ms)} ms`);
+      } finally {
+        await proxy.restore();
+      }
+      const recovered = await eventually('reads answer again', async () => {
+        const { res } = await timed(bounded, '/api/v1/signals?limit=5', key);
+        assert.notEqual(res.statusCode, 500, res.body);
+        return res.statusCode === 200;
+      });
+      t.diagnostic(`PostgreSQL answering again → reads 200 after ${Math.round(recovered)} ms`);
+    } finally {
+      await bounded.close();
+    }
+  });
 });
 
 describe('webhook deliveries that no worker sends', () => {

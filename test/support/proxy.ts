@@ -8,6 +8,7 @@ import net, { type NetConnectOpts, type Server, type Socket } from 'node:net';
 export class TcpProxy {
   readonly #target: NetConnectOpts;
   readonly #sockets = new Set<Socket>();
+  readonly #pairs = new Set<[Socket, Socket]>();
   #server: Server | null = null;
   #hanging = false;
   port = 0;
@@ -32,6 +33,24 @@ export class TcpProxy {
     await this.#listen(true);
   }
 
+  /**
+   * Keeps every connection open but forwards nothing more, and accepts new ones that never answer: a
+   * server that stops answering on live connections (stopped with SIGSTOP, or a silent network).
+   */
+  async stall(): Promise<void> {
+    for (const [client, upstream] of this.#pairs) {
+      client.unpipe(upstream);
+      upstream.unpipe(client);
+      client.pause();
+      upstream.pause();
+    }
+    this.#pairs.clear();
+    // Closing stops the listening socket at once; its callback would wait for the stalled connections.
+    this.#server?.close();
+    this.#server = null;
+    await this.#listen(true);
+  }
+
   /** Accepts and forwards connections again, on the same port. */
   async restore(): Promise<void> {
     if (this.#server && !this.#hanging) return;
@@ -45,6 +64,7 @@ export class TcpProxy {
     this.#server = null;
     for (const socket of this.#sockets) socket.destroy();
     this.#sockets.clear();
+    this.#pairs.clear();
     if (server) await new Promise<void>((resolve) => server.close(() => resolve()));
   }
 
@@ -78,6 +98,9 @@ export class TcpProxy {
         upstream.destroy();
       });
     }
+    const pair: [Socket, Socket] = [client, upstream];
+    this.#pairs.add(pair);
+    client.once('close', () => this.#pairs.delete(pair));
     client.pipe(upstream);
     upstream.pipe(client);
   }

@@ -105,7 +105,8 @@ function sharedContext(build: () => Promise<PipelineContext>): () => Promise<Pip
 /** Admin ingest: awards through the pipeline in-process, and the curation list. */
 export function registerIngest(app: App, { db, config, now }: Services): void {
   const context = sharedContext(() =>
-    createPipelineContext(db, { signalThreshold: config.signalThreshold, now }),
+    // An ingest runs long statements (bulk loads, index builds): not under the request deadline.
+    createPipelineContext(db.withDeadline(0), { signalThreshold: config.signalThreshold, now }),
   );
   app.post(
     '/api/v1/admin/ingest',
