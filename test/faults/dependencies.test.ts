@@ -215,6 +215,68 @@ describe('webhook deliveries that no worker sends', () => {
     assert.deepEqual(body.failing, ['webhooks']);
     assert.match(body.webhooks.detail ?? '', /waited 30\d s/);
     assert.equal(body.db.ok, true);
+
+    // An endpoint with an attempt in flight works through its backlog at its allowance: not lag.
+    await db.query(
+      `UPDATE webhook_deliveries SET status = 'delivering', locked_until = now() + interval '20 seconds'
+       WHERE id = (SELECT id FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY next_attempt_at DESC LIMIT 1)`,
+      [hook?.id],
+    );
+    const working = await timed(app, '/api/v1/health');
+    assert.equal(working.res.statusCode, 200, working.res.body);
+  });
+});
+
+describe('a scheduled ingest that makes no progress', () => {
+  let db: Db;
+  let app: App;
+  const BASE = 'https://usaspending.example.test';
+
+  before(async () => {
+    db = await seededDb();
+    app = await testApp(db, { INGEST_SCHEDULE: '30m', USASPENDING_BASE_URL: BASE });
+  });
+  after(async () => {
+    await app?.close();
+    await db?.close();
+  });
+
+  const progress = (ago: string, baseUrl = BASE) =>
+    db.query(
+      `INSERT INTO ingest_checkpoints (source_key, base_url, date_type, start_date, end_date, last_page, awards, finished, updated_at)
+       VALUES ($1, $2, 'last_modified_date', '2026-01-01', '2026-01-02', 1, 10, true, now() - $3::interval)`,
+      [`${baseUrl} ${ago}`, baseUrl, ago],
+    );
+
+  test('health names `ingest` once it has saved nothing for two intervals; fresh progress clears it', async () => {
+    const first = await timed(app, '/api/v1/health');
+    assert.equal(first.res.statusCode, 200, 'before its first tick, the clock starts with the process');
+    const body = first.res.json<HealthBody & { ingest: { scheduled: boolean } }>();
+    assert.equal(body.ingest.scheduled, true);
+
+    await progress('61 minutes');
+    await progress('1 minute', 'https://another-server.example.test');
+    const late = await timed(app, '/api/v1/health');
+    assert.equal(late.res.statusCode, 503);
+    const lateBody = late.res.json<HealthBody & { ingest: { detail?: string; last_progress_at: string } }>();
+    assert.deepEqual(lateBody.failing, ['ingest']);
+    assert.match(lateBody.ingest.detail ?? '', /no progress for 61 min \(schedule: every 30 min\)/);
+    assert.ok(late.ms < 1000);
+
+    await progress('2 minutes');
+    const fresh = await timed(app, '/api/v1/health');
+    assert.equal(fresh.res.statusCode, 200, fresh.res.body);
+  });
+
+  test('without INGEST_SCHEDULE there is nothing to be overdue', async () => {
+    const plain = await testApp(db);
+    try {
+      const res = await timed(plain, '/api/v1/health');
+      assert.equal(res.res.statusCode, 200, res.res.body);
+      assert.equal(res.res.json<{ ingest: { scheduled: boolean } }>().ingest.scheduled, false);
+    } finally {
+      await plain.close();
+    }
   });
 });
 

@@ -122,9 +122,15 @@ const Detail = Type.Optional(Type.String({ description: 'What is wrong, when not
 
 export const Health = Type.Object({
   ok: Type.Boolean(),
-  failing: Type.Array(Type.Union([Type.Literal('db'), Type.Literal('limiter'), Type.Literal('webhooks')]), {
-    description: 'The components that are not ok; empty when ok.',
-  }),
+  failing: Type.Array(
+    Type.Union([
+      Type.Literal('db'),
+      Type.Literal('limiter'),
+      Type.Literal('webhooks'),
+      Type.Literal('ingest'),
+    ]),
+    { description: 'The components that are not ok; empty when ok.' },
+  ),
   db: Type.Object({ ok: Type.Boolean(), detail: Detail }),
   limiter: Type.Object({
     ok: Type.Boolean(),
@@ -132,6 +138,14 @@ export const Health = Type.Object({
     detail: Detail,
   }),
   webhooks: Type.Object({ ok: Type.Boolean(), detail: Detail }),
+  ingest: Type.Object({
+    ok: Type.Boolean(),
+    scheduled: Type.Boolean({ description: 'Whether INGEST_SCHEDULE runs an ingest on a timer.' }),
+    last_progress_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+      description: 'When the scheduled ingest last saved progress (a page fetched); null before its first.',
+    }),
+    detail: Detail,
+  }),
   engines: Type.Array(Type.Object({ name: Type.String(), version: Type.String(), tier: Type.String() })),
   now: Type.String({ format: 'date-time' }),
 });
