@@ -20,7 +20,7 @@ import {
 import { runUsaspending, summary } from './pipeline/scheduler.ts';
 import { isIsoDate } from './sources/candles.ts';
 import { UsaspendingClient, UsaspendingError } from './sources/usaspending-client.ts';
-import { type Db, openDb } from './store/db.ts';
+import { type Db, describeDatabaseError, openDb } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 
 type Command = (args: string[], config: Config) => Promise<void>;
@@ -56,6 +56,22 @@ function asFileError(error: unknown): never {
   throw error;
 }
 
+/**
+ * The database refused the import (a full disk, a read-only database, a lost server): say so, and
+ * what was kept. Records are stored in transactions of up to 5,000 and scored afterwards, so nothing
+ * is half-written, and running the command again completes the import: stored records are updated
+ * in place, never duplicated, and ones left unscored are scored.
+ */
+function asStoppedImport(error: unknown): never {
+  const reason = describeDatabaseError(error);
+  if (reason === null) throw error;
+  throw new CommandFailed(
+    `ingest stopped: ${reason}. Nothing is half-written: records are stored in whole transactions of ` +
+      'up to 5,000 (a smaller file: all or none). Once the database accepts writes, run the same ' +
+      'command again to complete the import; stored records are updated in place, not duplicated.',
+  );
+}
+
 function showRejections(rejected: readonly FileRejection[], total: number): void {
   for (const r of rejected.slice(0, SHOWN_REJECTIONS)) {
     say(`  rejected ${'line' in r ? `line ${r.line}` : `index ${r.index}`}: ${r.message}`);
@@ -67,7 +83,7 @@ async function ingestFile(path: string, config: Config): Promise<void> {
   await checkFile(path);
   await withDb(config, async (db) => {
     const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold });
-    const result = await importAwardFile(ctx, path, { log: say }).catch(asFileError);
+    const result = await importAwardFile(ctx, path, { log: say }).catch(asFileError).catch(asStoppedImport);
     showRejections(result.rejected, result.rejectedTotal);
     say(`ingest: ${path} (${result.format}): ${summary(result, result.rejectedTotal)}`);
   });

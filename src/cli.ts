@@ -9,7 +9,7 @@ import { isPlan, PLANS, SCOPES, type Scope } from './domain/plans.ts';
 import { resolveSecretKey } from './secret-key.ts';
 import { AccountRuleError, createAccount, issueKey } from './services/accounts.ts';
 import { findUserByEmail, revokeKey } from './store/accounts.ts';
-import { type Db, openDb, openTemporaryDb } from './store/db.ts';
+import { type Db, describeDatabaseError, openDb, openTemporaryDb } from './store/db.ts';
 import { DataDirBusyError } from './store/dir-lock.ts';
 import { EmbeddedPostgresError } from './store/embedded-postgres.ts';
 import { migrate } from './store/migrate.ts';
@@ -244,6 +244,11 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (error instanceof CommandFailed || error instanceof EmbeddedPostgresError) {
       say(`market-intel: ${error.message}`);
+      return 1;
+    }
+    const database = describeDatabaseError(error);
+    if (database !== null) {
+      say(`market-intel ${name}: stopped: ${database}`);
       return 1;
     }
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {

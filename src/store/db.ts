@@ -177,6 +177,26 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return typeof message === 'string' && NETWORK_MESSAGES.some((text) => message.includes(text));
 }
 
+/**
+ * For a person reading a command's output: what an unavailable-database error means, with
+ * PostgreSQL's own words and SQLSTATE. Null for errors that are not about the database's availability.
+ */
+export function describeDatabaseError(error: unknown): string | null {
+  if (!isDatabaseUnavailable(error)) return null;
+  const { code, message } = error as { code?: string; message?: string };
+  const cause: Record<string, string> = {
+    '53100': 'the database server is out of disk space',
+    '25006': 'the database is read-only',
+    '53300': 'the database server has no connection free',
+    '57P01': 'the database server is shutting down',
+    '57P03': 'the database server is starting up or shutting down',
+  };
+  const what =
+    (code && cause[code]) ??
+    (message === DEADLINE_MESSAGE ? 'the database did not answer in time' : 'the database is unreachable');
+  return `${what} (${message ?? 'no message'}${code && !NETWORK_CODES.has(code) ? `; SQLSTATE ${code}` : ''})`;
+}
+
 async function openPostgres(url: string): Promise<Db> {
   const pool = new pg.Pool({
     connectionString: url,
