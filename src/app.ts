@@ -18,7 +18,7 @@ import { registerDashboardStatic } from './http/routes/dashboard-static.ts';
 import { registerEvents } from './http/routes/events.ts';
 import { registerIngest } from './http/routes/ingest.ts';
 import { registerMarket } from './http/routes/market.ts';
-import { registerMeta } from './http/routes/meta.ts';
+import { HEALTH_DEADLINE_MS, registerMeta } from './http/routes/meta.ts';
 import { registerRegimes } from './http/routes/regimes.ts';
 import { registerSignals } from './http/routes/signals.ts';
 import { registerUsage } from './http/routes/usage.ts';
@@ -29,6 +29,7 @@ import { FailoverLimiter } from './infra/failover-limiter.ts';
 import { KeyCache } from './infra/key-cache.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
+import { ServiceMetrics } from './infra/metrics.ts';
 import { createRedisLimiter } from './infra/redis-limiter.ts';
 import { ResponseCache } from './infra/response-cache.ts';
 import { UsageRecorder } from './infra/usage.ts';
@@ -116,7 +117,9 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     cacheBus && cacheBytes > 0 ? new ResponseCache({ bus: cacheBus, maxBytes: cacheBytes }) : null;
   app.decorate('caches', { bus, keys, responses });
   app.decorate('limiter', limiter);
-  const services: Services = { config: deps.config, db: deps.db, now, limiter, usage, keys };
+  const metrics = new ServiceMetrics({ limiter, db: deps.db, deadlineMs: HEALTH_DEADLINE_MS });
+  app.decorate('metrics', metrics);
+  const services: Services = { config: deps.config, db: deps.db, now, limiter, usage, keys, metrics };
   // The first connection attempt is awaited so that a ready app starts with its caches on.
   app.addHook('onReady', async () => {
     await bus?.start();
@@ -176,6 +179,8 @@ declare module 'fastify' {
     caches: { bus: NotificationBus | null; keys: KeyCache; responses: ResponseCache | null };
     /** The rate limiter the access checks use (tests look at its state). */
     limiter: RateLimiter;
+    /** The Prometheus series of /metrics. */
+    metrics: ServiceMetrics;
   }
 }
 

@@ -4,7 +4,6 @@
  * worker is replaced, and SIGTERM to the primary stops them all.
  */
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import http from 'node:http';
 import { availableParallelism } from 'node:os';
@@ -15,71 +14,10 @@ import { TEST_KEY_RPM } from '../src/domain/plans.ts';
 import { type Db, openDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { makeKey } from './support/app.ts';
-import { BIN } from './support/cli.ts';
 import { admin, TEST_DATABASE_URL, withDatabase } from './support/db.ts';
+import { type LogLine, type Server, startServe } from './support/serve.ts';
 
 const REDIS_URL = process.env.REDIS_URL || null;
-const START_TIMEOUT_MS = 90_000;
-
-interface LogLine {
-  pid: number;
-  msg: string;
-  [field: string]: unknown;
-}
-
-/** A spawned `serve`, its JSON log lines as they arrive, and a way to wait for one. */
-interface Server {
-  child: ChildProcess;
-  lines: LogLine[];
-  stderr: () => string;
-  waitFor(match: (line: LogLine) => boolean, what: string, timeoutMs?: number): Promise<LogLine>;
-  exited: Promise<number | null>;
-}
-
-function startServe(args: string[], env: Record<string, string>): Server {
-  const child = spawn(process.execPath, [BIN, 'serve', '--no-seed', '--port', '0', ...args], {
-    env: { ...process.env, LOG_LEVEL: 'info', HTTP_WORKERS: '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const lines: LogLine[] = [];
-  const waiters = new Set<() => void>();
-  let partial = '';
-  let stderr = '';
-  child.stdout?.on('data', (chunk: Buffer) => {
-    const text = partial + chunk.toString();
-    const parts = text.split('\n');
-    partial = parts.pop() ?? '';
-    for (const part of parts) {
-      try {
-        lines.push(JSON.parse(part) as LogLine);
-      } catch {
-        // Not a log line.
-      }
-    }
-    for (const wake of waiters) wake();
-  });
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr += chunk.toString();
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  const waitFor = (match: (line: LogLine) => boolean, what: string, timeoutMs = START_TIMEOUT_MS) =>
-    new Promise<LogLine>((resolve, reject) => {
-      const check = () => {
-        const found = lines.find(match);
-        if (!found) return false;
-        waiters.delete(check);
-        clearTimeout(timer);
-        resolve(found);
-        return true;
-      };
-      const timer = setTimeout(() => {
-        waiters.delete(check);
-        reject(new Error(`no log line: ${what}\nstderr: ${stderr.slice(-2000)}`));
-      }, timeoutMs);
-      if (!check()) waiters.add(check);
-    });
-  return { child, lines, stderr: () => stderr, waitFor, exited };
-}
 
 /** One GET on a connection of its own (no keep-alive), so the cluster hands each to some worker. */
 function get(port: number, path: string, key: string): Promise<{ status: number; remaining: number }> {

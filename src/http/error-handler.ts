@@ -132,6 +132,10 @@ export function installErrorHandling(app: App): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
+    if (apiError.status === 503)
+      app.metrics?.unavailable(
+        error instanceof LimiterUnavailableError ? 'limiter' : isDatabaseUnavailable(error) ? 'db' : 'busy',
+      );
     // A 503 (busy, a dependency down) is expected under load; only the unexpected is an error.
     if (apiError.status === 500) request.log.error({ err: error }, 'request failed');
     else if (apiError.status === 503 && outageLog.due(Date.now())) {

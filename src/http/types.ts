@@ -9,6 +9,7 @@ import type {
 import type { Config } from '../config.ts';
 import type { KeyCache } from '../infra/key-cache.ts';
 import type { RateLimiter } from '../infra/limiter.ts';
+import type { ServiceMetrics } from '../infra/metrics.ts';
 import type { UsageRecorder } from '../infra/usage.ts';
 import type { Db } from '../store/db.ts';
 
@@ -29,4 +30,5 @@ export interface Services {
   usage: UsageRecorder;
   /** Key lookups of authentication; bypassed when notifications cannot vouch for it. */
   keys: KeyCache;
+  metrics: ServiceMetrics;
 }

@@ -13,13 +13,14 @@ import { parseCandlesCsv } from '../sources/candles.ts';
 import { CsvError, columnPicker, csvRecordBatches } from '../sources/csv.ts';
 import type { Db } from '../store/db.ts';
 import { type Deferral, deferIndexes, restoreIndexes } from '../store/deferred-indexes.ts';
-import { joinIds, storedContractsAmong, upsertCandles } from '../store/writes.ts';
+import { upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
 import {
   type IngestCounts,
   ingestAwards,
   type ScoredContract,
   scoreContracts,
+  storedAmong,
   yieldToIo,
   zeroCounts,
 } from './ingest.ts';
@@ -341,31 +342,6 @@ async function buildIndexes(
   const built = await restoreIndexes(db, [table]);
   if (built.length > 0)
     log?.(`indexes: built ${built.join(', ')} in ${((performance.now() - start) / 1000).toFixed(1)} s`);
-}
-
-/**
- * Which awards of the chunk are stored already (one probe for the whole chunk; `ingestAwards` then
- * copies the others straight in), and which stored, matched ones lack a signal of some current engine
- * version (left over by an import that stopped before scoring).
- */
-async function storedAmong(
-  ctx: PipelineContext,
-  awards: readonly AwardRecord[],
-): Promise<{ stored: Set<string>; unscored: string[] }> {
-  const rows = await ctx.db.query<{ id: string; unscored: boolean }>(
-    `SELECT c.id, c.unscored FROM ${storedContractsAmong(
-      '$1',
-      `c.id, c.ticker IS NOT NULL AND EXISTS (
-         SELECT 1 FROM unnest($2::text[], $3::text[]) AS e(name, version) WHERE NOT EXISTS (
-           SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = e.name AND s.engine_version = e.version)
-       ) AS unscored`,
-    )}`,
-    [joinIds(awards.map((a) => a.id)), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
-  );
-  return {
-    stored: new Set(rows.map((r) => r.id)),
-    unscored: rows.filter((r) => r.unscored).map((r) => r.id),
-  };
 }
 
 function addCounts(into: AwardFileResult, c: IngestCounts): void {

@@ -12,9 +12,11 @@ import {
 } from '../domain/types.ts';
 import type { Queryable } from '../store/db.ts';
 import {
+  joinIds,
   type ResolvedAward,
   type SignalWrite,
   signalWrite,
+  storedContractsAmong,
   upsertContracts,
   upsertRegimes,
   upsertSignals,
@@ -59,6 +61,31 @@ export interface IngestOptions {
  */
 export type ScoredContract = EngineInput['contract'] & { unscored?: boolean };
 
+/**
+ * Which awards of the chunk are stored already (one probe for the whole chunk; `ingestAwards` then
+ * copies the others straight in), and which stored, matched ones lack a signal of some current engine
+ * version (left over by an import that stopped before scoring).
+ */
+export async function storedAmong(
+  ctx: PipelineContext,
+  awards: readonly AwardRecord[],
+): Promise<{ stored: Set<string>; unscored: string[] }> {
+  const rows = await ctx.db.query<{ id: string; unscored: boolean }>(
+    `SELECT c.id, c.unscored FROM ${storedContractsAmong(
+      '$1',
+      `c.id, c.ticker IS NOT NULL AND EXISTS (
+         SELECT 1 FROM unnest($2::text[], $3::text[]) AS e(name, version) WHERE NOT EXISTS (
+           SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = e.name AND s.engine_version = e.version)
+       ) AS unscored`,
+    )}`,
+    [joinIds(awards.map((a) => a.id)), ctx.engines.map((e) => e.name), ctx.engines.map((e) => e.version)],
+  );
+  return {
+    stored: new Set(rows.map((r) => r.id)),
+    unscored: rows.filter((r) => r.unscored).map((r) => r.id),
+  };
+}
+
 export function resolveAward(ctx: PipelineContext, award: AwardRecord): ResolvedAward {
   const match = ctx.resolver.resolve({ recipientName: award.recipientName, parentName: award.parentName });
   return {
@@ -84,6 +111,8 @@ export async function ingestAwards(
   const progress = options.onProgress ?? (() => undefined);
   const counts: IngestCounts = { ...zeroCounts(), received: awards.length, rejected: [] };
   const changed: ScoredContract[] = [];
+  /** Matched awards stored before exactly as they are now: scored only if a signal is missing. */
+  const unchanged: ResolvedAward[] = [];
   const unique = latestPerId(awards);
   // Batches of one call hold distinct ids, so on PostgreSQL two may be written at once.
   const writes = new WritePipeline(writeDepth());
@@ -107,7 +136,10 @@ export async function ingestAwards(
           if (item.ticker) counts.matched += 1;
           else counts.unmatched += 1;
           const inserted = writtenIds.get(item.award.id);
-          if (inserted === undefined) continue;
+          if (inserted === undefined) {
+            if (item.ticker) unchanged.push(item);
+            continue;
+          }
           if (inserted) counts.inserted += 1;
           else counts.updated += 1;
           if (item.ticker) changed.push(toScored(item, item.ticker, inserted));
@@ -120,6 +152,17 @@ export async function ingestAwards(
   if (options.score === false) {
     options.onUnscored?.(changed);
     return counts;
+  }
+  // A run that stopped between storing and scoring (a crash, a full disk) left these without signals:
+  // sending the same records again scores them.
+  if (unchanged.length > 0) {
+    const { unscored } = await storedAmong(
+      ctx,
+      unchanged.map((item) => item.award),
+    );
+    const lacking = new Set(unscored);
+    for (const item of unchanged)
+      if (item.ticker && lacking.has(item.award.id)) changed.push(toScored(item, item.ticker, false));
   }
   counts.signals_created = await scoreContracts(ctx, changed, { batchSize, onProgress: progress });
   return counts;

@@ -11,6 +11,15 @@ export interface HealthFacts {
   ingestProgressAt: string | null;
 }
 
+/** Seconds the oldest claimable delivery has waited (see HealthFacts.webhookLagS), as a subquery. */
+const WEBHOOK_LAG = `(SELECT extract(epoch FROM now() - min(d.next_attempt_at))::float8
+  FROM webhook_deliveries d
+  WHERE d.status IN ('pending', 'delivering') AND d.next_attempt_at <= now()
+    AND (d.locked_until IS NULL OR d.locked_until < now())
+    AND NOT EXISTS (
+      SELECT 1 FROM webhook_deliveries f
+      WHERE f.webhook_id = d.webhook_id AND f.status = 'delivering' AND f.locked_until >= now()))`;
+
 /**
  * One round trip for /health: it proves the database answers, and reads what the webhooks and ingest
  * components judge. The outbox and the checkpoints are shared by every process, so they tell whether
@@ -19,14 +28,7 @@ export interface HealthFacts {
 export async function healthFacts(db: Queryable, ingestBaseUrl: string | null): Promise<HealthFacts> {
   const rows = await db.query<{ webhook_lag_s: number | null; ingest_progress_at: string | null }>(
     `SELECT
-       (SELECT extract(epoch FROM now() - min(d.next_attempt_at))::float8
-        FROM webhook_deliveries d
-        WHERE d.status IN ('pending', 'delivering') AND d.next_attempt_at <= now()
-          AND (d.locked_until IS NULL OR d.locked_until < now())
-          AND NOT EXISTS (
-            SELECT 1 FROM webhook_deliveries f
-            WHERE f.webhook_id = d.webhook_id AND f.status = 'delivering' AND f.locked_until >= now())
-       ) AS webhook_lag_s,
+       ${WEBHOOK_LAG} AS webhook_lag_s,
        (SELECT max(updated_at) FROM ingest_checkpoints
         WHERE $1::text IS NOT NULL AND base_url = $1 AND date_type = 'last_modified_date'
        ) AS ingest_progress_at`,
@@ -35,5 +37,44 @@ export async function healthFacts(db: Queryable, ingestBaseUrl: string | null): 
   return {
     webhookLagS: rows[0]?.webhook_lag_s ?? null,
     ingestProgressAt: rows[0]?.ingest_progress_at ?? null,
+  };
+}
+
+export interface MetricFacts {
+  webhookLagS: number | null;
+  deliveriesDue: number;
+  /** Webhooks not deleted, by status. */
+  webhooks: Partial<Record<'active' | 'failing' | 'suspended', number>>;
+  /** The newest checkpoint of a scheduled (last-modified-date) ingest, any server. */
+  ingestProgressAt: string | null;
+}
+
+/** What /metrics reads from the database, in one round trip. */
+export async function metricFacts(db: Queryable): Promise<MetricFacts> {
+  const rows = await db.query<{
+    webhook_lag_s: number | null;
+    deliveries_due: number;
+    active: number;
+    failing: number;
+    suspended: number;
+    ingest_progress_at: string | null;
+  }>(
+    `SELECT
+       ${WEBHOOK_LAG} AS webhook_lag_s,
+       (SELECT count(*)::int FROM webhook_deliveries
+        WHERE status IN ('pending', 'delivering') AND next_attempt_at <= now()
+          AND (locked_until IS NULL OR locked_until < now())) AS deliveries_due,
+       count(*) FILTER (WHERE suspended_at IS NULL AND failure_streak = 0)::int AS active,
+       count(*) FILTER (WHERE suspended_at IS NULL AND failure_streak > 0)::int AS failing,
+       count(*) FILTER (WHERE suspended_at IS NOT NULL)::int AS suspended,
+       (SELECT max(updated_at) FROM ingest_checkpoints WHERE date_type = 'last_modified_date') AS ingest_progress_at
+     FROM webhooks WHERE disabled_at IS NULL`,
+  );
+  const row = rows[0];
+  return {
+    webhookLagS: row?.webhook_lag_s ?? null,
+    deliveriesDue: row?.deliveries_due ?? 0,
+    webhooks: { active: row?.active ?? 0, failing: row?.failing ?? 0, suspended: row?.suspended ?? 0 },
+    ingestProgressAt: row?.ingest_progress_at ?? null,
   };
 }

@@ -54,6 +54,17 @@ function assertUnavailable(res: LightMyRequestResponse, what: string): void {
   assert.ok(Number(res.headers['retry-after']) >= 1, `${what}: Retry-After`);
 }
 
+/** One series' value in a /metrics scrape (admin key, as a Bearer token, as Prometheus sends it). */
+async function metric(app: App, db: Db, series: string): Promise<number> {
+  const admin = (await makeKey(db, { admin: true, scopes: ['admin'] })).raw;
+  const res = await app.inject({ url: '/metrics', headers: { authorization: `Bearer ${admin}` } });
+  assert.equal(res.statusCode, 200, res.body);
+  assert.match(String(res.headers['content-type']), /^text\/plain; version=0\.0\.4/);
+  const line = res.body.split('\n').find((l) => l.startsWith(`${series} `));
+  assert.ok(line, `${series} in the scrape`);
+  return Number(line.slice(series.length + 1));
+}
+
 /** A port with nothing listening on it. */
 async function closedPort(): Promise<number> {
   const server = net.createServer();
@@ -123,6 +134,13 @@ describe('PostgreSQL stopped, hanging, and back', () => {
     assert.ok(recovered < 15_000);
     t.diagnostic(`PostgreSQL back → reads answer again: ${Math.round(recovered)} ms`);
     assert.equal((await timed(app, '/api/v1/health')).res.statusCode, 200);
+    // The scrape needs the admin key checked, so it works once the database answers; the 503s of the
+    // outage were counted meanwhile.
+    assert.ok(
+      (await metric(app, direct, 'market_intel_unavailable_responses_total{cause="db"}')) >= 3,
+      'the 503s are counted by cause',
+    );
+    assert.equal(await metric(app, direct, 'market_intel_db_up'), 1);
   });
 
   test('hanging: health answers within a second, requests get 503 within the pool wait, never hang', async (t) => {
@@ -312,6 +330,9 @@ describe('Redis never there', () => {
     assert.equal(body.limiter.store, 'redis');
     assert.match(body.limiter.detail ?? '', /per process/);
     assert.ok(health.ms < 1000);
+    assert.equal(await metric(app, db, 'market_intel_limiter_ok{store="redis"}'), 0);
+    assert.ok((await metric(app, db, 'market_intel_limiter_local_decisions_total')) >= 31);
+    assert.equal(await metric(app, db, 'market_intel_db_up'), 1);
   });
 });
 

@@ -208,6 +208,14 @@ describe('a receiver failing without a break', () => {
     );
     assert.ok(states.some((d) => d.last_error === SUSPENDED_ERROR));
 
+    const adminKey = (await makeKey(db, { admin: true, scopes: ['admin'] })).raw;
+    const scrape = await app.inject({ url: '/metrics', headers: { 'x-api-key': adminKey } });
+    assert.equal(scrape.statusCode, 200, scrape.body);
+    const suspendedSeries = scrape.body
+      .split('\n')
+      .find((l) => l.startsWith('market_intel_webhooks{status="suspended"}'));
+    assert.ok(Number(suspendedSeries?.split(' ')[1]) >= 1, 'operators see it in /metrics');
+
     const first = deliveries[0]?.id;
     const refused = await client.inject({
       method: 'POST',

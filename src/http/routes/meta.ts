@@ -89,7 +89,31 @@ function ingestCheck(
   };
 }
 
-export function registerMeta(app: App, { db, now, limiter, config }: Services): void {
+export function registerMeta(app: App, { db, now, limiter, config, metrics }: Services): void {
+  app.get(
+    '/metrics',
+    {
+      config: access.admin,
+      schema: {
+        tags: ['admin'],
+        summary: 'Prometheus metrics for operators (admin key: `x-api-key` or `Authorization: Bearer`)',
+        description:
+          'The exposition text format: 503s by cause, the rate limiter store and its local decisions while ' +
+          'Redis is away, database reachability, the webhook outbox (oldest due delivery no worker sends, ' +
+          "deliveries due, webhooks by status), the scheduled ingest's last progress, and process metrics.",
+        querystring: Query({}),
+        response: {
+          200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }),
+          ...errorResponses(400),
+        },
+      },
+    },
+    async (_request, reply) => {
+      const { contentType, body } = await metrics.text();
+      return reply.type(contentType).send(body);
+    },
+  );
+
   const startedAt = now();
   const ingestBaseUrl = config.ingestSchedule === null ? null : config.usaspendingBaseUrl;
   app.get(
