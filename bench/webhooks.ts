@@ -131,11 +131,20 @@ async function latency(db: Db, contractId: string, label: string): Promise<strin
   ];
 }
 
+/** Every worker spawned; killed if this bench exits early, so none keeps claiming from the next run's database. */
+const spawned = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of spawned) child.kill('SIGKILL');
+});
+
 function startWorker(extra: Record<string, string> = {}): ChildProcess {
-  return spawn(process.execPath, [BIN, 'worker'], {
+  const child = spawn(process.execPath, [BIN, 'worker'], {
     env: { ...process.env, ...env, ...extra, DATABASE_URL: url },
     stdio: 'ignore',
   });
+  spawned.add(child);
+  child.once('exit', () => spawned.delete(child));
+  return child;
 }
 
 async function listeners(db: Db): Promise<number> {
@@ -161,7 +170,9 @@ async function counts(db: Db): Promise<Record<string, number>> {
 }
 
 async function enqueueMany(db: Db, n: number): Promise<void> {
-  const hooks = await db.query<{ id: string }>('SELECT id FROM webhooks ORDER BY id');
+  const hooks = await db.query<{ id: string }>(
+    'SELECT id FROM webhooks WHERE disabled_at IS NULL ORDER BY id',
+  );
   const rows = Array.from({ length: n }, (_, i) => ({
     webhookId: hooks[i % hooks.length]?.id ?? '',
     event: 'signal.created',
