@@ -103,7 +103,10 @@ export function registerMeta(app: App, { db, now, limiter, config, metrics }: Se
           "deliveries due, webhooks by status), the scheduled ingest's last progress, and process metrics.",
         querystring: Query({}),
         response: {
-          200: Type.String({ description: 'Prometheus text exposition format 0.0.4' }),
+          200: {
+            description: 'Prometheus text exposition format 0.0.4',
+            content: { 'text/plain': { schema: Type.String() } },
+          },
           ...errorResponses(400),
         },
       },
