@@ -7,7 +7,8 @@ import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './domain/passwords.ts';
 import { isPlan, PLANS, SCOPES, type Scope } from './domain/plans.ts';
 import { resolveSecretKey } from './secret-key.ts';
-import { AccountRuleError, createAccount, issueKey } from './services/accounts.ts';
+import { createAccount, issueKey } from './services/accounts.ts';
+import { ServiceError } from './services/errors.ts';
 import { findUserByEmail, revokeKey } from './store/accounts.ts';
 import { type Db, describeDatabaseError, openDb, openTemporaryDb } from './store/db.ts';
 import { DataDirBusyError } from './store/dir-lock.ts';
@@ -237,7 +238,7 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof ConfigError ||
       error instanceof DataDirBusyError ||
       error instanceof UsageError ||
-      error instanceof AccountRuleError
+      error instanceof ServiceError
     ) {
       say(`market-intel: ${error.message}`);
       return 2;

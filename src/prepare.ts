@@ -8,7 +8,6 @@ import { fileURLToPath } from 'node:url';
 import { CommandFailed } from './cli-errors.ts';
 import type { Config } from './config.ts';
 import { isEmpty } from './pipeline/empty.ts';
-import type { ServeOptions } from './server.ts';
 import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 
@@ -16,7 +15,7 @@ import { migrate } from './store/migrate.ts';
 export async function prepare(
   db: Db,
   config: Config,
-  options: Pick<ServeOptions, 'seedIfEmpty'>,
+  options: { seedIfEmpty: boolean },
 ): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   try {

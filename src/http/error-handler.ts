@@ -2,7 +2,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { QueueFullError } from '../domain/work-queue.ts';
 import { LimiterUnavailableError } from '../infra/limiter.ts';
-import { AccountRuleError } from '../services/accounts.ts';
+import { ServiceError } from '../services/errors.ts';
 import { isDatabaseUnavailable } from '../store/db.ts';
 import { ApiError, errors } from './errors.ts';
 import type { App } from './types.ts';
@@ -62,7 +62,7 @@ const RULE_CODES = {
 
 export function toApiError(error: FastifyError, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof AccountRuleError) return new ApiError(RULE_CODES[error.kind], error.message);
+  if (error instanceof ServiceError) return new ApiError(RULE_CODES[error.kind], error.message);
   if (error instanceof QueueFullError) return errors.busy();
   if (error instanceof LimiterUnavailableError) return errors.limiterUnavailable();
   if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();

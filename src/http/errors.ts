@@ -119,27 +119,6 @@ export const errors = {
   forbidden: (message: string) => new ApiError('forbidden', message),
   userNotFound: (id: string) => new ApiError('not_found', `user not found: ${id}`),
   keyNotFound: (id: string) => new ApiError('not_found', `API key not found: ${id}`),
-  webhookNotFound: (id: string) => new ApiError('not_found', `webhook not found: ${id}`),
-  deliveryNotFound: (id: string) => new ApiError('not_found', `delivery not found: ${id}`),
-  webhookQuota: (plan: string, max: number) =>
-    new ApiError(
-      'forbidden',
-      max === 0
-        ? `the ${plan} plan has no webhooks; upgrade to developer`
-        : `the ${plan} plan allows at most ${max} webhooks; delete one first`,
-    ),
-  webhookTargetRefused: (reason: string) => new ApiError('invalid_body', `webhook URL refused: ${reason}`),
-  deliveryInFlight: (id: string) =>
-    new ApiError('conflict', `delivery ${id} is being attempted right now; resend it once the attempt ends`),
-  webhookSuspended: (id: string) =>
-    new ApiError(
-      'conflict',
-      `the webhook of delivery ${id} is suspended after failing continuously; re-enable it, then resend`,
-    ),
-  deletedWebhookEnabled: (id: string) =>
-    new ApiError('conflict', `webhook ${id} was deleted; create a new one instead`),
-  webhookDeleted: (id: string) =>
-    new ApiError('conflict', `the webhook of delivery ${id} was deleted; its deliveries cannot be resent`),
   internal: () => new ApiError('internal', 'internal server error'),
   /** PostgreSQL cannot be reached or will not serve now (isDatabaseUnavailable). */
   databaseUnavailable: () =>

@@ -1,7 +1,7 @@
 import { computeRegime } from '../domain/regimes.ts';
 import { addDays } from '../domain/trailing.ts';
 import type { Engine, EngineInput, RegimeResult } from '../domain/types.ts';
-import type { SignalDto } from '../http/schemas/resources.ts';
+import type { SignalDto } from '../shapes/resources.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { candleSeries, getRegime } from '../store/market.ts';
 import { latestSignal } from '../store/signals.ts';

@@ -11,16 +11,7 @@ import {
   type User,
 } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
-
-/** A broken account rule; the http layer maps `kind` to a status. */
-export class AccountRuleError extends Error {
-  constructor(
-    readonly kind: 'not_found' | 'forbidden' | 'conflict' | 'invalid',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { ServiceError } from './errors.ts';
 
 export async function createAccount(
   db: Db,
@@ -34,7 +25,7 @@ export async function createAccount(
       passwordHash: input.passwordHash ?? null,
     });
   } catch (error) {
-    if (error instanceof EmailTakenError) throw new AccountRuleError('conflict', error.message);
+    if (error instanceof EmailTakenError) throw new ServiceError('conflict', error.message);
     throw error;
   }
 }
@@ -60,15 +51,15 @@ export async function issueKey(
   input: { userId: string; name: string; scopes: Scope[]; mode: KeyMode },
 ): Promise<{ key: ApiKey; secret: string }> {
   const user = await getUser(db, input.userId);
-  if (!user) throw new AccountRuleError('not_found', `user not found: ${input.userId}`);
+  if (!user) throw new ServiceError('not_found', `user not found: ${input.userId}`);
   const scopes = [...new Set(input.scopes)];
   const scopeIssue = scopeProblem(scopes, user.is_admin);
-  if (scopeIssue) throw new AccountRuleError(scopes.length ? 'forbidden' : 'invalid', scopeIssue);
+  if (scopeIssue) throw new ServiceError(scopes.length ? 'forbidden' : 'invalid', scopeIssue);
   const generated = generateKey(input.mode);
   const key = await db.transaction(async (tx) => {
     const active = await countActiveKeys(tx, user.id, input.mode);
     const quotaIssue = keyQuotaProblem(user.plan, input.mode, active);
-    if (quotaIssue) throw new AccountRuleError('forbidden', quotaIssue);
+    if (quotaIssue) throw new ServiceError('forbidden', quotaIssue);
     return insertKey(tx, { userId: user.id, name: input.name, mode: input.mode, scopes, key: generated });
   });
   return { key, secret: generated.raw };

@@ -1,4 +1,4 @@
-import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
+import type { ContractDto, SignalDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
 import { type JsonList, jsonArray, jsonList } from './json.ts';
 import {

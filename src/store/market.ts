@@ -1,5 +1,5 @@
 import { type Candle, type Company, REGIME_NAMES } from '../domain/types.ts';
-import type { CandleDto, ContractDto, RegimeDto } from '../http/schemas/resources.ts';
+import type { CandleDto, ContractDto, RegimeDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
 import { Where } from './events.ts';
 import {

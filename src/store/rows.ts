@@ -1,5 +1,5 @@
 import type { RationaleItem } from '../domain/types.ts';
-import type { ContractDto, SignalDto } from '../http/schemas/resources.ts';
+import type { ContractDto, SignalDto } from '../shapes/resources.ts';
 import { type JsonList, jsonInteger, jsonNumber, jsonObject, jsonString, jsonTimestamp } from './json.ts';
 
 /** Column lists shared by every query that returns contracts or signals, so rows map one way. */

@@ -1,4 +1,4 @@
-import type { SignalDto } from '../http/schemas/resources.ts';
+import type { SignalDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
 import { Where } from './events.ts';
 import { type JsonList, jsonArray, jsonList } from './json.ts';

@@ -1,6 +1,6 @@
 import { PLAN_LIMITS, type Plan, reachesTier } from '../domain/plans.ts';
 import { TIERS, type Tier } from '../domain/types.ts';
-import { Contract, type ContractDto, Signal, type SignalDto } from '../http/schemas/resources.ts';
+import { Contract, type ContractDto, Signal, type SignalDto } from '../shapes/resources.ts';
 import type { Queryable } from '../store/db.ts';
 import {
   CONTRACT_COLUMNS,

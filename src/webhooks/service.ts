@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { PLAN_LIMITS } from '../domain/plans.ts';
-import { errors } from '../http/errors.ts';
+import { webhookErrors as errors } from '../services/errors.ts';
 import { getUser } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
 import { generateSecret, sealSecret } from './secrets.ts';

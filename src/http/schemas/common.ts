@@ -54,7 +54,7 @@ export const ErrorEnvelope = Type.Object(
   { description: 'Error envelope' },
 );
 
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+export { Nullable, StringEnum } from '../../shapes/schema.ts';
 
 /**
  * Query strings reject unknown parameters rather than ignore them. A parameter with a default stays
@@ -71,7 +71,3 @@ export const Query = <T extends TProperties>(properties: T) => {
 
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));
-
-/** A string enum that shows as `enum` in OpenAPI and types as the literal union. */
-export const StringEnum = <T extends string>(values: readonly T[], options: { description?: string } = {}) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...options });

@@ -1,88 +1,15 @@
-import { type Static, Type } from 'typebox';
-import { CLASSIFICATION_LABELS, REGIME_NAMES } from '../../domain/types.ts';
-import { Nullable, Pagination, StringEnum } from './common.ts';
+/** The HTTP envelopes around the service's records (src/shapes/resources.ts). */
+import { Type } from 'typebox';
+import { Candle, Company, Contract, Decay, Regime, Signal, WeeklyPrice } from '../../shapes/resources.ts';
+import { Nullable, Pagination } from './common.ts';
 
-export const Contract = Type.Object({
-  id: Type.String({ description: 'USASpending generated award id, prefix CONT_AWD_.' }),
-  ticker: Type.String({ description: 'Ticker the recipient resolves to.' }),
-  recipient_name: Type.String(),
-  award_date: Type.String({ format: 'date' }),
-  contract_value: Type.Integer({ description: 'Current total value of the award in whole US dollars.' }),
-  awarding_agency: Type.String(),
-  awarding_sub_agency: Nullable(Type.String()),
-  description: Nullable(Type.String()),
-  naics: Nullable(Type.String()),
-  psc: Nullable(Type.String()),
-  nlp_classification: StringEnum(CLASSIFICATION_LABELS),
-  match_confidence: Type.Number({ minimum: 0, maximum: 1 }),
-  match_method: Type.String({ description: 'exact_alias, parent_alias or fuzzy.' }),
-});
-export type ContractDto = Static<typeof Contract>;
-
-export const RationaleItem = Type.Object({
-  rule: Type.String(),
-  weight: Type.Number(),
-  value: Type.Number(),
-  contribution: Type.Number(),
-  detail: Type.String(),
-});
-
-export const Signal = Type.Object({
-  id: Type.String({ format: 'uuid' }),
-  contract_id: Type.String(),
-  engine_name: Type.String(),
-  engine_version: Type.String(),
-  engine_tier: Type.String(),
-  signal_score: Type.Integer({ minimum: 0, maximum: 100 }),
-  importance_score: Type.Integer({ minimum: 0, maximum: 100 }),
-  confidence_score: Type.Integer({ minimum: 0, maximum: 100 }),
-  risk_score: Type.Integer({ minimum: 0, maximum: 100 }),
-  computed_at: Type.String({ format: 'date-time' }),
-  rationale: Type.Optional(
-    Type.Array(RationaleItem, { description: 'Per-rule rationale; intelligence tier only.' }),
-  ),
-});
-export type SignalDto = Static<typeof Signal>;
+export * from '../../shapes/resources.ts';
 
 export const EventItem = Type.Object({ contract: Contract, signal: Nullable(Signal) });
 export const EventList = Type.Object({ data: Type.Array(EventItem), pagination: Pagination });
-
 export const SignalItem = Type.Object({ signal: Signal, contract: Contract });
 export const SignalList = Type.Object({ data: Type.Array(SignalItem), pagination: Pagination });
-
-export const WeeklyPrice = Type.Object({
-  week_start: Type.String({ format: 'date' }),
-  open: Type.Number(),
-  high: Type.Number(),
-  low: Type.Number(),
-  close: Type.Number(),
-  volume: Type.Integer(),
-});
-
-const Share = Type.Number({ minimum: 0, maximum: 1 });
-const regimeScores = { risk_on: Share, risk_off: Share, high_volatility: Share, range_bound: Share };
-
-export const Regime = Type.Object({
-  contract_id: Type.String(),
-  ticker: Type.String(),
-  as_of: Type.String({ format: 'date', description: 'Last candle date used; never after the award date.' }),
-  benchmark: Type.String(),
-  dominant: StringEnum(REGIME_NAMES),
-  scores: Type.Object(regimeScores),
-  features: Type.Record(Type.String(), Type.Number()),
-  engine_version: Type.String(),
-});
-export type RegimeDto = Static<typeof Regime>;
 export const RegimeList = Type.Object({ data: Type.Array(Regime), pagination: Pagination });
-
-export const Decay = Type.Object({
-  model: Type.Literal('exponential'),
-  half_life_days: Type.Number(),
-  age_days: Type.Integer(),
-  strength: Type.Number({ minimum: 0, maximum: 1 }),
-  effective_score: Type.Integer(),
-});
-
 export const ContractBundle = Type.Object({
   contract: Contract,
   signal: Nullable(Signal),
@@ -90,32 +17,9 @@ export const ContractBundle = Type.Object({
   regime: Nullable(Regime),
   decay: Nullable(Decay),
 });
-
 export const ScoreResponse = Type.Object({ signal: Signal });
-
-export const Company = Type.Object({
-  ticker: Type.String(),
-  name: Type.String(),
-  cik: Nullable(Type.String()),
-  exchange: Nullable(Type.String()),
-  sector: Nullable(Type.String()),
-  industry: Nullable(Type.String()),
-  aliases: Type.Array(Type.String()),
-  contract_count: Type.Integer(),
-  total_contract_value: Type.Integer(),
-});
 export const CompanyResponse = Type.Object({ company: Company, recent_contracts: Type.Array(Contract) });
 
-export const Candle = Type.Object({
-  date: Type.String({ format: 'date' }),
-  open: Type.Number(),
-  high: Type.Number(),
-  low: Type.Number(),
-  close: Type.Number(),
-  adj_close: Type.Number(),
-  volume: Type.Integer(),
-});
-export type CandleDto = Static<typeof Candle>;
 export const CandleList = Type.Array(Candle);
 
 const Detail = Type.Optional(Type.String({ description: 'What is wrong, when not ok.' }));
