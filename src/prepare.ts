@@ -12,11 +12,7 @@ import type { Db } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 
 /** Migrates, and seeds an empty database when asked; closes `db` when either fails. */
-export async function prepare(
-  db: Db,
-  config: Config,
-  options: { seedIfEmpty: boolean },
-): Promise<void> {
+export async function prepare(db: Db, config: Config, options: { seedIfEmpty: boolean }): Promise<void> {
   const log = (line: string) => process.stderr.write(`${line}\n`);
   try {
     const applied = await migrate(db);

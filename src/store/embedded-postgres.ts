@@ -111,7 +111,7 @@ function socketUrl(socketDir: string): string {
 
 function attachTo(cluster: string, busy: DataDirBusyError): EmbeddedServer {
   const running = readPidFile(cluster);
-  if (!running || running.status !== 'ready' || !isPostmasterOf(running.pid, cluster)) throw busy;
+  if (running?.status !== 'ready' || !isPostmasterOf(running.pid, cluster)) throw busy;
   return { url: socketUrl(running.socketDir), pid: running.pid, owned: false, stop: async () => undefined };
 }
 

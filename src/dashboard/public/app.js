@@ -52,7 +52,7 @@ function toast(text) {
   setTimeout(() => el.classList.remove('show'), 2500);
 }
 
-const when = (iso) => (iso ? new Date(iso).toISOString().replace('T', ' ').slice(0, 16) + ' UTC' : '—');
+const when = (iso) => (iso ? `${new Date(iso).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
 
 function render(...nodes) {
   main.replaceChildren(...nodes.flat());

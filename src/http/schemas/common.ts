@@ -1,4 +1,4 @@
-import { type TProperties, type TSchema, Type } from 'typebox';
+import { type TProperties, Type } from 'typebox';
 
 export const DateString = (description: string) =>
   Type.String({ format: 'date', description, examples: ['2024-03-01'] });
