@@ -6,6 +6,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { say } from './cli-errors.ts';
 import { type Config, ConfigError } from './config.ts';
 import { defaultEngine, engineNames, getEngine } from './domain/engines/index.ts';
 import { priceSeries, scoredEvents, signalVersions } from './evaluation/event-data.ts';
@@ -13,10 +14,6 @@ import { renderEventsCsv, renderMarkdown, renderSvg } from './evaluation/event-r
 import { DEFAULT_BENCHMARKS, runEventStudy } from './evaluation/event-study.ts';
 import { openDb } from './store/db.ts';
 import { CLUSTER_DIR } from './store/embedded-postgres.ts';
-
-const say = (line: string): void => {
-  process.stderr.write(`${line}\n`);
-};
 
 export async function evaluateCommand(args: string[], config: Config): Promise<void> {
   const { values } = parseArgs({

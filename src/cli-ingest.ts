@@ -5,7 +5,7 @@
  */
 import { stat } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { CommandFailed } from './cli-errors.ts';
+import { CommandFailed, say, withDb } from './cli-errors.ts';
 import { type Config, ConfigError } from './config.ts';
 import { ENGINES, engineNames, getEngine } from './domain/engines/index.ts';
 import { createPipelineContext } from './pipeline/context.ts';
@@ -20,29 +20,22 @@ import {
 import { runUsaspending, summary } from './pipeline/scheduler.ts';
 import { isIsoDate } from './sources/candles.ts';
 import { UsaspendingClient, UsaspendingError } from './sources/usaspending-client.ts';
-import { type Db, describeDatabaseError, openDb } from './store/db.ts';
+import { type Db, describeDatabaseError } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
 
 type Command = (args: string[], config: Config) => Promise<void>;
-
-const say = (line: string): void => {
-  process.stderr.write(`${line}\n`);
-};
 
 /** USASpending's search covers action dates from FY2008 on; older awards come from bulk files. */
 const EARLIEST_SEARCH_DATE = '2007-10-01';
 const SHOWN_REJECTIONS = 20;
 const BENCHMARKS = ['SPY', 'XLI', 'ITA'];
 
-async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb(config, { attach: true, log: say });
-  try {
+/** The command's database, migrated first. */
+const withMigratedDb = <T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> =>
+  withDb(config, async (db) => {
     await migrate(db);
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
+    return fn(db);
+  });
 
 /** Fails before the database is opened (and locked) when the file cannot be read. */
 async function checkFile(path: string): Promise<void> {
@@ -81,7 +74,7 @@ function showRejections(rejected: readonly FileRejection[], total: number): void
 
 async function ingestFile(path: string, config: Config): Promise<void> {
   await checkFile(path);
-  await withDb(config, async (db) => {
+  await withMigratedDb(config, async (db) => {
     const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold });
     const result = await importAwardFile(ctx, path, { log: say }).catch(asFileError).catch(asStoppedImport);
     showRejections(result.rejected, result.rejectedTotal);
@@ -117,7 +110,7 @@ async function ingestApi(
       say(`usaspending: page ${page}: ${reason}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
   });
   try {
-    await withDb(config, async (db) => {
+    await withMigratedDb(config, async (db) => {
       const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold });
       const result = await runUsaspending(ctx, client, period, { restart, log: say }).catch(
         (error: unknown) => {
@@ -182,7 +175,7 @@ async function ingestCandles(
   if (!file || !ticker) throw new ConfigError('arguments', 'ingest candles needs --file F and --ticker T');
   if (!/^[A-Za-z0-9.-]{1,10}$/.test(ticker)) throw new ConfigError('--ticker', `"${ticker}" is not a ticker`);
   await checkFile(file);
-  await withDb(config, async (db) => {
+  await withMigratedDb(config, async (db) => {
     const result = await importCandleFile(db, file, ticker).catch(asFileError);
     showRejections(result.rejected, result.rejected.length);
     say(`candles: ${result.imported} bars stored for ${result.ticker}, ${result.rejected.length} rejected`);
@@ -201,7 +194,7 @@ async function scoreCommand(args: string[], config: Config): Promise<void> {
       `unknown engine "${values.engine}"; known engines: ${engineNames().join(', ')}`,
     );
   }
-  await withDb(config, async (db) => {
+  await withMigratedDb(config, async (db) => {
     const engines = engine ? [engine] : ENGINES;
     const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold, engines });
     const done = await scoreStored(ctx, { kind: values.all ? 'all' : 'unscored' }, say);
@@ -216,7 +209,7 @@ async function unmatchedCommand(args: string[], config: Config): Promise<void> {
   if (!Number.isInteger(limit) || limit < 1 || limit > 100_000) {
     throw new ConfigError('--limit', 'expected an integer 1..100000');
   }
-  await withDb(config, async (db) => {
+  await withMigratedDb(config, async (db) => {
     const rows = await listUnmatched(db, { limit, offset: 0 });
     if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
     else {

@@ -1,7 +1,7 @@
 import cluster from 'node:cluster';
 import { writeFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
-import { CommandFailed } from './cli-errors.ts';
+import { CommandFailed, say, withDb } from './cli-errors.ts';
 import { runServeWorker, serveCluster, workerCount } from './cluster.ts';
 import { type Config, ConfigError, loadConfig } from './config.ts';
 import { hashPassword } from './domain/passwords.ts';
@@ -10,7 +10,7 @@ import { resolveSecretKey } from './secret-key.ts';
 import { createAccount, issueKey } from './services/accounts.ts';
 import { ServiceError } from './services/errors.ts';
 import { findUserByEmail, revokeKey } from './store/accounts.ts';
-import { type Db, describeDatabaseError, openDb, openTemporaryDb } from './store/db.ts';
+import { describeDatabaseError, openTemporaryDb } from './store/db.ts';
 import { DataDirBusyError } from './store/dir-lock.ts';
 import { EmbeddedPostgresError } from './store/embedded-postgres.ts';
 import { migrate } from './store/migrate.ts';
@@ -48,17 +48,6 @@ commands:
 In embedded mode (no DATABASE_URL) the commands start the embedded PostgreSQL in DATA_DIR,
 or connect to it while a server runs there.
 `;
-
-const say = (line: string) => process.stderr.write(`${line}\n`);
-
-async function withDb<T>(config: Config, fn: (db: Db) => Promise<T>): Promise<T> {
-  const db = await openDb(config, { attach: true, log: say });
-  try {
-    return await fn(db);
-  } finally {
-    await db.close();
-  }
-}
 
 const commands: Record<string, (args: string[], config: Config) => Promise<void>> = {
   async serve(args, config) {

@@ -1,9 +1,6 @@
 import { buildNameIndex, type NameEntry, type NameIndex, type RankedCandidate } from './name-index.ts';
 import { nameTokens, normalizeName } from './names.ts';
 
-/** Bump whenever matching rules or confidences change: stored match_confidence values depend on it. */
-export const RESOLVER_VERSION = 'res-2';
-
 export interface AliasEntry {
   aliasNorm: string;
   ticker: string;

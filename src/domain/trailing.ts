@@ -22,13 +22,13 @@ export function addDays(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * DAY_MS).toISOString().slice(0, 10);
 }
 
-/** First index whose date is >= `date` in an ascending array. */
-function lowerBound(history: readonly DatedValue[], date: string): number {
+/** First index whose date is >= `date` in an array sorted by date. */
+export function lowerBound(series: readonly { date: string }[], date: string): number {
   let lo = 0;
-  let hi = history.length;
+  let hi = series.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if ((history[mid]?.date ?? '') < date) lo = mid + 1;
+    if ((series[mid]?.date ?? '') < date) lo = mid + 1;
     else hi = mid;
   }
   return lo;

@@ -10,6 +10,8 @@
  * candle on each of the window's trading days (the benchmark's calendar: day −1 … day h); anything
  * else is excluded and counted with its reason.
  */
+
+import { lowerBound } from '../domain/trailing.ts';
 import { mean, sampleStd, tStatistic, welchT } from './stats.ts';
 
 export interface PricePoint {
@@ -73,18 +75,6 @@ export type AbnormalReturn =
       abnormal: number;
     }
   | { ok: false; reason: ExclusionReason };
-
-/** First index whose date is ≥ `date` (ascending series). */
-export function lowerBound(series: readonly PricePoint[], date: string): number {
-  let lo = 0;
-  let hi = series.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((series[mid]?.date ?? '') < date) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
 
 /**
  * Abnormal return of `ticker` against `benchmark` over days 0..+horizon after `awardDate`.

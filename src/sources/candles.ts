@@ -130,7 +130,7 @@ export async function loadDemoCandles(dataDir: string): Promise<Map<string, Cand
 }
 
 // ---------------------------------------------------------------------------------------------
-// Price-basis helpers (used by build-data.ts and tests)
+// Price-basis helpers (used by scripts/build-data.ts and tests)
 
 /** Rounds to at most 6 decimals (as the shipped files are written). */
 export function round6(x: number): number {

@@ -1,7 +1,7 @@
 /**
  * Regenerates the project's demo data (`data/`) from the shared data folder.
  *
- *   node --import tsx src/sources/build-data.ts [sharedDataDir=../shared/data] [outDir=data]
+ *   node --import tsx scripts/build-data.ts [sharedDataDir=../shared/data] [outDir=data]
  *
  * Deterministic: the same inputs give byte-identical outputs (gzip headers carry no mtime).
  * Only the files listed in data/SOURCES.md are written; `data/postgres/` is never touched.
@@ -12,7 +12,7 @@ import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import type { Candle } from '../domain/types.ts';
+import type { Candle } from '../src/domain/types.ts';
 import {
   adjustAsTraded,
   candlesToCsv,
@@ -22,10 +22,10 @@ import {
   ratioStats,
   round6,
   scaleCandle,
-} from './candles.ts';
-import { parseCsv, rowToObject, toCsv } from './csv.ts';
+} from '../src/sources/candles.ts';
+import { parseCsv, rowToObject, toCsv } from '../src/sources/csv.ts';
 
-const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const projectRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 
 // ---------------------------------------------------------------------------------------------
 // Aliases
