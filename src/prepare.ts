@@ -7,8 +7,8 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CommandFailed } from './cli-errors.ts';
 import type { Config } from './config.ts';
-import { isEmpty } from './pipeline/empty.ts';
 import type { Db } from './store/db.ts';
+import { isEmpty } from './store/market.ts';
 import { migrate } from './store/migrate.ts';
 
 /** Migrates, and seeds an empty database when asked; closes `db` when either fails. */

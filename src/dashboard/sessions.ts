@@ -1,6 +1,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { User } from '../store/accounts.ts';
 import type { Queryable } from '../store/db.ts';
+import { deleteSession, findSessionRow, insertSession } from '../store/sessions.ts';
 
 export const SESSION_COOKIE = 'mi_session';
 export const SESSION_TTL_MS = 7 * 24 * 3_600_000;
@@ -21,28 +22,25 @@ export async function openSession(
 ): Promise<{ token: string; csrfToken: string }> {
   const token = randomBytes(32).toString('base64url');
   const csrfToken = randomBytes(24).toString('base64url');
-  await db.query('DELETE FROM sessions WHERE expires_at < $1', [now.toISOString()]);
-  await db.query(
-    'INSERT INTO sessions (token_hash, user_id, csrf_token, expires_at) VALUES ($1, $2, $3, $4)',
-    [digest(token), userId, csrfToken, new Date(now.getTime() + SESSION_TTL_MS).toISOString()],
-  );
+  await insertSession(db, {
+    tokenHash: digest(token),
+    userId,
+    csrfToken,
+    expiresAt: new Date(now.getTime() + SESSION_TTL_MS).toISOString(),
+    now: now.toISOString(),
+  });
   return { token, csrfToken };
 }
 
 export async function findSession(db: Queryable, token: string, now: Date): Promise<Session | null> {
-  const rows = await db.query<User & { csrf_token: string; expires_at: string }>(
-    `SELECT u.id, u.email, u.plan, u.is_admin, u.created_at, s.csrf_token, s.expires_at
-     FROM sessions s JOIN users u ON u.id = s.user_id WHERE s.token_hash = $1 AND s.expires_at > $2`,
-    [digest(token), now.toISOString()],
-  );
-  const row = rows[0];
+  const row = await findSessionRow(db, digest(token), now.toISOString());
   if (!row) return null;
   const { csrf_token, expires_at, ...user } = row;
   return { user, csrfToken: csrf_token, expiresAt: expires_at };
 }
 
 export async function closeSession(db: Queryable, token: string): Promise<void> {
-  await db.query('DELETE FROM sessions WHERE token_hash = $1', [digest(token)]);
+  await deleteSession(db, digest(token));
 }
 
 export function sameToken(a: string, b: string): boolean {

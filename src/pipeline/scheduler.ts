@@ -7,57 +7,16 @@ import type { Config } from '../config.ts';
 import { addDays } from '../domain/trailing.ts';
 import { parseSpendingByAwardResults } from '../sources/awards.ts';
 import { type Period, UsaspendingClient } from '../sources/usaspending-client.ts';
-import type { Db, Queryable } from '../store/db.ts';
+import { type Checkpoint, lastFinishedEnd, readCheckpoint, saveCheckpoint } from '../store/checkpoints.ts';
+import type { Db } from '../store/db.ts';
 import { createPipelineContext, type PipelineContext } from './context.ts';
 import { scoreStored } from './import.ts';
 import { ingestAwards, zeroCounts } from './ingest.ts';
-
-export interface Checkpoint {
-  lastPage: number;
-  awards: number;
-  finished: boolean;
-  endDate: string;
-  updatedAt: string;
-}
 
 /** One checkpoint per query: the same period against another server is another run. */
 export function sourceKey(baseUrl: string, period: Period): string {
   const type = period.dateType ?? 'action_date';
   return `${baseUrl} ${type} ${period.from}..${period.to}`;
-}
-
-export async function readCheckpoint(db: Queryable, key: string): Promise<Checkpoint | null> {
-  const rows = await db.query<Checkpoint>(
-    `SELECT last_page AS "lastPage", awards, finished, end_date AS "endDate", updated_at AS "updatedAt"
-     FROM ingest_checkpoints WHERE source_key = $1`,
-    [key],
-  );
-  return rows[0] ?? null;
-}
-
-async function saveCheckpoint(
-  db: Queryable,
-  run: { key: string; baseUrl: string; period: Period },
-  state: { lastPage: number; awards: number; finished: boolean },
-  now: Date,
-): Promise<void> {
-  await db.query(
-    `INSERT INTO ingest_checkpoints (source_key, base_url, date_type, start_date, end_date, last_page, awards, finished, updated_at)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
-     ON CONFLICT (source_key) DO UPDATE SET last_page = EXCLUDED.last_page, awards = EXCLUDED.awards,
-       finished = EXCLUDED.finished, updated_at = EXCLUDED.updated_at`,
-    [
-      run.key,
-      run.baseUrl,
-      run.period.dateType ?? 'action_date',
-      run.period.from,
-      run.period.to,
-      state.lastPage,
-      state.awards,
-      state.finished,
-      now.toISOString(),
-    ],
-  );
 }
 
 /**
@@ -113,7 +72,6 @@ export async function runUsaspending(
   const result: RunResult = { key, firstPage: first, pages: 0, finished: true, counts, rescored: 0 };
   if (first === null) return result;
   if (first > 1) log(`usaspending: resuming ${key} at page ${first}`);
-  const run = { key, baseUrl: client.baseUrl, period };
   const runStart = ctx.now();
   let stored = first > 1 ? (checkpoint?.awards ?? 0) : 0;
   for (let page = first; ; page++) {
@@ -125,7 +83,18 @@ export async function runUsaspending(
     result.pages += 1;
     // An empty page that claims more would loop forever; the run is over either way.
     const finished = !fetched.hasNext || fetched.results.length === 0;
-    await saveCheckpoint(ctx.db, run, { lastPage: page, awards: stored, finished }, ctx.now());
+    await saveCheckpoint(
+      ctx.db,
+      {
+        key,
+        baseUrl: client.baseUrl,
+        dateType: period.dateType ?? 'action_date',
+        from: period.from,
+        to: period.to,
+      },
+      { lastPage: page, awards: stored, finished },
+      ctx.now(),
+    );
     log(
       `usaspending: page ${page}: ${fetched.results.length} awards; run so far ${summary(counts, counts.rejected.length)}`,
     );
@@ -157,20 +126,6 @@ export function summary(c: Omit<RunCounts, 'rejected'>, rejected: number): strin
     `${c.received} received, ${c.inserted} new, ${c.updated} updated, ${c.matched} matched, ` +
     `${c.unmatched} unmatched, ${rejected} rejected, ${c.signals_created} signals created`
   );
-}
-
-/** The end of the last finished scheduled period, where the next tick starts. */
-export async function lastFinishedEnd(
-  db: Queryable,
-  baseUrl: string,
-  dateType: string,
-): Promise<string | null> {
-  const rows = await db.query<{ end: string }>(
-    `SELECT end_date AS "end" FROM ingest_checkpoints WHERE base_url = $1 AND date_type = $2 AND finished
-     ORDER BY end_date DESC LIMIT 1`,
-    [baseUrl, dateType],
-  );
-  return rows[0]?.end ?? null;
 }
 
 /**

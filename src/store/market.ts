@@ -13,6 +13,12 @@ import {
 } from './json.ts';
 import { CONTRACT_COLUMNS, type ContractRow, toContract } from './rows.ts';
 
+/** No company stored: the demo data (or any import) has never run. */
+export async function isEmpty(db: Queryable): Promise<boolean> {
+  const rows = await db.query('SELECT 1 FROM companies LIMIT 1');
+  return rows.length === 0;
+}
+
 export interface CompanyRecord extends Company {
   aliases: string[];
   contract_count: number;

@@ -10,7 +10,7 @@ import {
   toContract,
   toSignal,
 } from '../store/rows.ts';
-import { insertDeliveries } from './store.ts';
+import { insertDeliveries } from '../store/webhooks.ts';
 
 export const SIGNAL_CREATED = 'signal.created';
 

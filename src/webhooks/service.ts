@@ -3,7 +3,6 @@ import { PLAN_LIMITS } from '../domain/plans.ts';
 import { webhookErrors as errors } from '../services/errors.ts';
 import { getUser } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
-import { generateSecret, sealSecret } from './secrets.ts';
 import {
   countActiveWebhooks,
   countSuspended,
@@ -21,7 +20,8 @@ import {
   type Page,
   restartDelivery,
   type Webhook,
-} from './store.ts';
+} from '../store/webhooks.ts';
+import { generateSecret, sealSecret } from './secrets.ts';
 import { type HostResolver, type TargetPolicy, TargetRefusedError, vetTargetUrl } from './target.ts';
 
 /**

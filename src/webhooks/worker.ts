@@ -1,9 +1,6 @@
 import type { Config } from '../config.ts';
 import type { Db } from '../store/db.ts';
 import { acquireBus } from '../store/notifications.ts';
-import { Sender } from './delivery.ts';
-import { deliveryBody } from './outbox.ts';
-import { openSecret } from './secrets.ts';
 import {
   type Claimed,
   claimDue,
@@ -12,7 +9,10 @@ import {
   finishAttempt,
   type Outcome,
   SUSPENDED_ERROR,
-} from './store.ts';
+} from '../store/webhooks.ts';
+import { Sender } from './delivery.ts';
+import { deliveryBody } from './outbox.ts';
+import { openSecret } from './secrets.ts';
 import { type HostResolver, systemResolver, TargetPolicy } from './target.ts';
 
 export interface WorkerLog {

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
-import { UsageRecorder, usageSeries } from '../../src/infra/usage.ts';
+import { UsageRecorder } from '../../src/infra/usage.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
+import { usageSeries } from '../../src/store/usage.ts';
 import { freshDb } from '../support/db.ts';
 
 const MINUTE = 60_000;

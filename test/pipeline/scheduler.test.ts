@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { ingestRecent, lastFinishedEnd, startScheduler } from '../../src/pipeline/scheduler.ts';
+import { ingestRecent, startScheduler } from '../../src/pipeline/scheduler.ts';
 import { UsaspendingClient } from '../../src/sources/usaspending-client.ts';
+import { lastFinishedEnd } from '../../src/store/checkpoints.ts';
 import type { Db } from '../../src/store/db.ts';
 import { freshDb } from '../support/db.ts';
 import { FakeUsaspending, syntheticResults } from '../support/fake-usaspending.ts';

@@ -1,13 +1,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
-import { readCheckpoint, runUsaspending, sourceKey } from '../../src/pipeline/scheduler.ts';
+import { runUsaspending, sourceKey } from '../../src/pipeline/scheduler.ts';
 import {
   AWARD_FIELDS,
   type ClientOptions,
   UsaspendingClient,
   UsaspendingError,
 } from '../../src/sources/usaspending-client.ts';
+import { readCheckpoint } from '../../src/store/checkpoints.ts';
 import type { Db } from '../../src/store/db.ts';
 import { seededDb } from '../support/db.ts';
 import { FakeUsaspending, recordedResults, syntheticResults } from '../support/fake-usaspending.ts';

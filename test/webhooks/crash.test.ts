@@ -12,7 +12,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
-import { listAttempts } from '../../src/webhooks/store.ts';
+import { listAttempts } from '../../src/store/webhooks.ts';
 import { admin, EXTERNAL_DATABASE, TEST_DATABASE_URL, withDatabase } from '../support/db.ts';
 import { enqueue, makeWebhook, waitUntil, webhookConfig } from './helpers.ts';
 import { type Certificate, makeCertificate, type Receiver, startReceiver } from './receiver.ts';

@@ -1,8 +1,8 @@
 import type { Config } from '../../src/config.ts';
 import { createAccount } from '../../src/services/accounts.ts';
 import type { Db } from '../../src/store/db.ts';
+import { type Delivery, insertDeliveries } from '../../src/store/webhooks.ts';
 import { createWebhook, type WebhookContext } from '../../src/webhooks/service.ts';
-import { type Delivery, insertDeliveries } from '../../src/webhooks/store.ts';
 import { type HostResolver, TargetPolicy } from '../../src/webhooks/target.ts';
 import { testConfig } from '../support/app.ts';
 import type { Certificate } from './receiver.ts';

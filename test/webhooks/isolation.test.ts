@@ -10,7 +10,7 @@ import type { Config } from '../../src/config.ts';
 import { openSession, SESSION_COOKIE } from '../../src/dashboard/sessions.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { SUSPENDED_ERROR, type Webhook } from '../../src/webhooks/store.ts';
+import { SUSPENDED_ERROR, type Webhook } from '../../src/store/webhooks.ts';
 import { DeliveryWorker } from '../../src/webhooks/worker.ts';
 import { makeKey, withKey } from '../support/app.ts';
 import { freshDb } from '../support/db.ts';

@@ -10,7 +10,6 @@ import {
 import { AuthThrottle } from '../../dashboard/throttle.ts';
 import { hashPassword, verifyPassword } from '../../domain/passwords.ts';
 import { MAX_TEST_KEYS, PLAN_LIMITS, PLANS, TEST_KEY_RPM } from '../../domain/plans.ts';
-import { usageSeries } from '../../infra/usage.ts';
 import { issueKey, signUpAccount } from '../../services/accounts.ts';
 import {
   getUser,
@@ -20,6 +19,7 @@ import {
   revokeOwnKey,
   setUserPlan,
 } from '../../store/accounts.ts';
+import { usageSeries } from '../../store/usage.ts';
 import {
   countSuspendedWebhooks,
   createWebhook,

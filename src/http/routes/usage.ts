@@ -1,4 +1,4 @@
-import { usageSeries } from '../../infra/usage.ts';
+import { usageSeries } from '../../store/usage.ts';
 import { access } from '../access.ts';
 import { Usage, UsageWindow } from '../schemas/accounts.ts';
 import { errorResponses, Query } from '../schemas/common.ts';

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { DELIVERY_STATUSES, WEBHOOK_STATES } from '../../webhooks/store.ts';
+import { DELIVERY_STATUSES, WEBHOOK_STATES } from '../../store/webhooks.ts';
 import { Limit, Nullable, Offset, Pagination, Query, StringEnum } from './common.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });

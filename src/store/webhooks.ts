@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Db, Queryable } from '../store/db.ts';
+import type { Db, Queryable } from './db.ts';
 
 /** SQL of webhooks, their deliveries (the outbox) and attempts. */
 

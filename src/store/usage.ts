@@ -1,0 +1,114 @@
+import type { Queryable } from './db.ts';
+
+/** SQL of usage: per-key, per-minute request counters and the keys' last-used times. */
+
+export interface UsageCell {
+  keyId: string;
+  /** The minute's start, ms since the epoch. */
+  minute: number;
+  requests: number;
+  errors: number;
+}
+
+/**
+ * One statement, so a batch lands atomically (a failed flush can be merged back and retried without
+ * double counting) in one round trip: the per-minute counters and the keys' last-used times.
+ */
+const FLUSH_SQL = `WITH counted AS (
+  INSERT INTO usage_minutely (key_id, minute, requests, errors)
+  SELECT * FROM unnest($1::uuid[], $2::timestamptz[], $3::int[], $4::int[])
+  ON CONFLICT (key_id, minute) DO UPDATE SET requests = usage_minutely.requests + EXCLUDED.requests,
+    errors = usage_minutely.errors + EXCLUDED.errors
+  RETURNING 1
+), touched AS (
+  UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, u.t)
+  FROM unnest($5::uuid[], $6::timestamptz[]) AS u(id, t) WHERE k.id = u.id
+  RETURNING 1
+)
+SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM touched) AS touched`;
+
+/** Adds a batch of counters and last-used times (ms since the epoch, per key id) atomically. */
+export async function addUsage(
+  db: Queryable,
+  cells: readonly UsageCell[],
+  lastUsed: readonly (readonly [string, number])[],
+): Promise<void> {
+  await db.query(FLUSH_SQL, [
+    cells.map((c) => c.keyId),
+    cells.map((c) => new Date(c.minute).toISOString()),
+    cells.map((c) => c.requests),
+    cells.map((c) => c.errors),
+    lastUsed.map(([id]) => id),
+    lastUsed.map(([, time]) => new Date(time).toISOString()),
+  ]);
+}
+
+export type UsageWindow = '1h' | '24h' | '7d' | '30d';
+export type UsageBucketSize = 'minute' | 'hour' | 'day';
+
+/** Bucket size and count per window. */
+export const USAGE_WINDOWS: Record<UsageWindow, { bucket: UsageBucketSize; count: number; step: string }> = {
+  '1h': { bucket: 'minute', count: 60, step: '1 minute' },
+  '24h': { bucket: 'hour', count: 24, step: '1 hour' },
+  '7d': { bucket: 'day', count: 7, step: '24 hours' },
+  '30d': { bucket: 'day', count: 30, step: '24 hours' },
+};
+
+export interface UsageSeries {
+  key_id: string;
+  window: UsageWindow;
+  from: string;
+  to: string;
+  bucket: UsageBucketSize;
+  totals: { requests: number; errors: number };
+  buckets: { start: string; requests: number; errors: number }[];
+}
+
+/**
+ * Buckets are truncated in UTC whatever the session time zone, and every bucket is present (zero
+ * when idle). The last bucket is the one holding `now`; minutes after `now` are not counted.
+ */
+const SERIES_SQL = `WITH buckets AS (
+  SELECT generate_series(date_trunc($2, $3::timestamptz, 'UTC') - ($4::int - 1) * $5::interval,
+    date_trunc($2, $3::timestamptz, 'UTC'), $5::interval) AS start
+), counts AS (
+  SELECT date_trunc($2, minute, 'UTC') AS start, sum(requests) AS requests, sum(errors) AS errors
+  FROM usage_minutely
+  WHERE key_id = $1 AND minute >= (SELECT min(start) FROM buckets) AND minute <= $3::timestamptz
+  GROUP BY 1
+)
+SELECT b.start, COALESCE(c.requests, 0)::int8 AS requests, COALESCE(c.errors, 0)::int8 AS errors
+FROM buckets b LEFT JOIN counts c ON c.start = b.start
+ORDER BY b.start`;
+
+export async function usageSeries(
+  db: Queryable,
+  keyId: string,
+  window: UsageWindow,
+  now: Date,
+): Promise<UsageSeries> {
+  const { bucket, count, step } = USAGE_WINDOWS[window];
+  const rows = await db.query<{ start: string | Date; requests: number | string; errors: number | string }>(
+    SERIES_SQL,
+    [keyId, bucket, now.toISOString(), count, step],
+  );
+  const buckets = rows.map((r) => ({
+    start: new Date(r.start).toISOString(),
+    requests: Number(r.requests),
+    errors: Number(r.errors),
+  }));
+  const totals = { requests: 0, errors: 0 };
+  for (const b of buckets) {
+    totals.requests += b.requests;
+    totals.errors += b.errors;
+  }
+  return {
+    key_id: keyId,
+    window,
+    from: buckets[0]?.start ?? now.toISOString(),
+    to: now.toISOString(),
+    bucket,
+    totals,
+    buckets,
+  };
+}
