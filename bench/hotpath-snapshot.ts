@@ -16,12 +16,8 @@ import { buildResolver, type Resolution } from '../src/domain/resolver.ts';
 import type { AwardRecord } from '../src/domain/types.ts';
 import { buildResolverLabels, evaluateResolver } from '../src/evaluation/resolver-eval.ts';
 import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
-import {
-  DEMO_AWARD_SOURCES,
-  loadDemoAwards,
-  normalizeBulkRecord,
-  parseBulkCsv,
-} from '../src/sources/awards.ts';
+import { readAwardText } from '../src/sources/award-files.ts';
+import { DEMO_AWARD_SOURCES, loadDemoAwards, normalizeBulkRecord } from '../src/sources/awards.ts';
 import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { CsvError, CsvParser, csvRecords, parseCsv, rowToObject } from '../src/sources/csv.ts';
 import { readTextFile } from '../src/sources/files.ts';
@@ -97,9 +93,9 @@ function rawRecords(text: string): unknown {
   }
 }
 
-function safeParseBulk(text: string): unknown {
+async function safeParseBulk(text: string): Promise<unknown> {
   try {
-    return parseBulkCsv(text);
+    return await readAwardText(text, 'csv');
   } catch (error) {
     return { error: (error as Error).message };
   }
@@ -182,12 +178,12 @@ async function main(): Promise<void> {
   const text = await readFile(FILE, 'utf8');
   const head = text.slice(0, 3_000_000);
 
-  const parsed = parseBulkCsv(text);
+  const parsed = await readAwardText(text, 'csv');
   await put('parse-bulk.json', parsed);
   await put('parse-stream.json', await streamed(head, 65_536));
   for (const seed of [1, 2, 3]) {
     const bad = mangle(head, seed);
-    await put(`mangled-${seed}-bulk.json`, safeParseBulk(bad));
+    await put(`mangled-${seed}-bulk.json`, await safeParseBulk(bad));
     await put(`mangled-${seed}-records.json`, rawRecords(bad));
     await put(`mangled-${seed}-stream-7.json`, await streamed(bad, 7));
     await put(`mangled-${seed}-stream-4099.json`, await streamed(bad, 4099));

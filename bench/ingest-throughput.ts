@@ -33,7 +33,8 @@ import type { Engine } from '../src/domain/types.ts';
 import { createPipelineContext } from '../src/pipeline/context.ts';
 import { type AwardFileResult, importAwardFile } from '../src/pipeline/import.ts';
 import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
-import { BULK_COLUMNS, loadDemoAwards, parseBulkCsv } from '../src/sources/awards.ts';
+import { readAwardText } from '../src/sources/award-files.ts';
+import { BULK_COLUMNS, loadDemoAwards } from '../src/sources/awards.ts';
 import { loadDemoCandles } from '../src/sources/candles.ts';
 import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { toCsv } from '../src/sources/csv.ts';
@@ -400,7 +401,7 @@ async function run(label: string, db: Db, csvPath: string, stages: boolean): Pro
   if (result.rejectedTotal > 0) throw new Error(`${result.rejectedTotal} synthetic rows rejected`);
   // Classification has no injectable seam: time a separate pass after the run over the parsed file,
   // every text made unique so that a memo the run itself may hit cannot help.
-  const { awards } = parseBulkCsv(await readFile(csvPath, 'utf8'));
+  const { awards } = await readAwardText(await readFile(csvPath, 'utf8'), 'csv');
   const classifyStart = performance.now();
   for (const [i, a] of awards.entries()) {
     classify({ description: `${a.description ?? ''} #${i}`, naics: a.naics, psc: a.psc });

@@ -1,7 +1,7 @@
 /**
  * Node's CPU per award on the in-process part of an ingest, stage by stage, on the synthetic bulk CSV
  * of bench/ingest-throughput.ts (no database):
- *   parse (parseBulkCsv, and the streaming csvRecordBatches → columnPicker → normalizeBulkRecord path of
+ *   parse (readAwardText, and the streaming csvRecordBatches → columnPicker → normalizeBulkRecord path of
  *   importAwardFile) → resolve (a fresh resolver) → classify → score with each engine (matched awards;
  *   regimes and trailing statistics computed beforehand, outside the timings) → every engine again with
  *   each rationale encoded for storage, as the scoring loop does.
@@ -21,7 +21,8 @@ import {
   type EngineOutput,
   engineKey,
 } from '../src/domain/types.ts';
-import { BULK_COLUMNS, normalizeBulkRecord, parseBulkCsv } from '../src/sources/awards.ts';
+import { readAwardText } from '../src/sources/award-files.ts';
+import { BULK_COLUMNS, normalizeBulkRecord } from '../src/sources/awards.ts';
 import { columnPicker, csvRecordBatches } from '../src/sources/csv.ts';
 import { encodeRationale } from '../src/store/rows.ts';
 import { arg, fmtInt, numberArg, summary, table } from './common.ts';
@@ -99,7 +100,9 @@ async function main(): Promise<void> {
   const text = bytes.toString('utf8');
   const stages: Stage[] = [];
 
-  const parsed = timed(stages, 'parse: parseBulkCsv', 0, () => parseBulkCsv(text));
+  const parsed = await timedAsync(stages, 'parse: readAwardText (whole text)', 0, () =>
+    readAwardText(text, 'csv'),
+  );
   const awards: AwardRecord[] = parsed.awards;
   const n = awards.length;
   (stages[0] as Stage).items = n;

@@ -9,11 +9,11 @@ import { parseArgs } from 'node:util';
 import { say } from './cli-errors.ts';
 import { type Config, ConfigError } from './config.ts';
 import { defaultEngine, engineNames, getEngine } from './domain/engines/index.ts';
-import { priceSeries, scoredEvents, signalVersions } from './evaluation/event-data.ts';
 import { renderEventsCsv, renderMarkdown, renderSvg } from './evaluation/event-report.ts';
 import { DEFAULT_BENCHMARKS, runEventStudy } from './evaluation/event-study.ts';
 import { openDb } from './store/db.ts';
 import { CLUSTER_DIR } from './store/embedded-postgres.ts';
+import { priceSeries, scoredEvents, signalVersions } from './store/evaluation.ts';
 
 export async function evaluateCommand(args: string[], config: Config): Promise<void> {
   const { values } = parseArgs({

@@ -9,19 +9,15 @@ import { CommandFailed, say, withDb } from './cli-errors.ts';
 import { type Config, ConfigError } from './config.ts';
 import { ENGINES, engineNames, getEngine } from './domain/engines/index.ts';
 import { createPipelineContext } from './pipeline/context.ts';
-import {
-  FileFormatError,
-  type FileRejection,
-  importAwardFile,
-  importCandleFile,
-  listUnmatched,
-  scoreStored,
-} from './pipeline/import.ts';
-import { runUsaspending, summary } from './pipeline/scheduler.ts';
+import { FileFormatError, type FileRejection, importAwardFile, importCandleFile } from './pipeline/import.ts';
+import { summary } from './pipeline/ingest.ts';
+import { scoreStored } from './pipeline/score.ts';
+import { runUsaspending } from './pipeline/usaspending.ts';
 import { isIsoDate } from './sources/candles.ts';
 import { UsaspendingClient, UsaspendingError } from './sources/usaspending-client.ts';
 import { type Db, describeDatabaseError } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
+import { listUnmatched } from './store/unmatched.ts';
 
 type Command = (args: string[], config: Config) => Promise<void>;
 

@@ -86,4 +86,19 @@ describe('the import graph of src/', () => {
     for (const file of edges.keys()) visit(file, []);
     assert.deepEqual(cycles, []);
   });
+
+  test('SQL lives in store/: the other layers call named functions', () => {
+    const sql =
+      /\.query\s*[<(]|\b(SELECT\s+[\w*"]|INSERT\s+INTO|DELETE\s+FROM|UPDATE\s+\w+\s+SET|CREATE\s+(TABLE|INDEX))\b/;
+    const outside = [...edges.keys()]
+      .filter((file) => layer(file) !== 'store')
+      .flatMap((file) =>
+        readFileSync(file, 'utf8')
+          .split('\n')
+          .map((line, i) => ({ line, at: `${path.relative(SRC, file)}:${i + 1}` }))
+          .filter(({ line }) => sql.test(line) && !/^\s*(\/\/|\*|\/\*)/.test(line)),
+      )
+      .map(({ at, line }) => `${at}: ${line.trim()}`);
+    assert.deepEqual(outside, []);
+  });
 });

@@ -58,6 +58,12 @@ export function computeRegime(input: RegimeInput): RegimeResult | null {
 const LOOKBACK_CLOSES = 400;
 
 /**
+ * Calendar days of candles before a date that hold at least LOOKBACK_CLOSES trading days (400 are
+ * about 580 calendar days): a regime computed from this window equals one computed from the whole series.
+ */
+export const REGIME_LOOKBACK_DAYS = 800;
+
+/**
  * Dates and adjusted closes of a series, taken out once per candle array when it is in strictly
  * ascending date order (null when it is not). Regimes are computed for thousands of award dates
  * against the same three arrays; reading two flat arrays instead of the candle objects made that

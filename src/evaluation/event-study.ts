@@ -12,19 +12,10 @@
  */
 
 import { lowerBound } from '../domain/trailing.ts';
+import type { PricePoint, ScoredEvent } from '../store/evaluation.ts';
 import { mean, sampleStd, tStatistic, welchT } from './stats.ts';
 
-export interface PricePoint {
-  date: string; // YYYY-MM-DD, ascending
-  adjClose: number;
-}
-
-export interface ScoredEvent {
-  contractId: string;
-  ticker: string;
-  awardDate: string;
-  score: number;
-}
+export type { PricePoint, ScoredEvent };
 
 export interface ScoreBucket {
   label: string;

@@ -1,34 +1,30 @@
 /**
- * Bulk files into the store: award files (bulk-download CSV or a JSON array of such records, either
- * optionally gzipped) through the pipeline in chunks, and candle CSVs; then the passes over
- * stored contracts that follow an import (scoring what is unscored or changed).
+ * Bulk files into the store, as a straight line: read (sources/award-files.ts) → resolve, classify,
+ * store (ingest.ts), a chunk at a time → score once the whole file is stored (score.ts). Candle CSVs
+ * likewise: read → store.
  */
-import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
-import { pipeline } from 'node:stream';
-import { createGunzip } from 'node:zlib';
-import type { AwardRecord, Engine } from '../domain/types.ts';
-import { BULK_COLUMNS, normalizeBulkItem, normalizeBulkRecord } from '../sources/awards.ts';
+import type { AwardRecord } from '../domain/types.ts';
+import {
+  awardFile,
+  FileFormatError,
+  type ReadProgress,
+  readAll,
+  textChunks,
+} from '../sources/award-files.ts';
+import { type Rejection, Rejections } from '../sources/awards.ts';
 import { parseCandlesCsv } from '../sources/candles.ts';
-import { CsvError, columnPicker, csvRecordBatches } from '../sources/csv.ts';
+import { holdsMoreThan, type ScoredContract } from '../store/contracts.ts';
 import type { Db } from '../store/db.ts';
 import { type Deferral, deferIndexes, restoreIndexes } from '../store/deferred-indexes.ts';
 import { upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
-import {
-  type IngestCounts,
-  ingestAwards,
-  type ScoredContract,
-  scoreContracts,
-  storedAmong,
-  yieldToIo,
-  zeroCounts,
-} from './ingest.ts';
+import { type IngestCounts, ingestAwards, storedAmong, zeroCounts } from './ingest.ts';
+import { yieldToIo } from './overlap.ts';
+import { engineList, GROUP, type ScoreSelection, scoreContracts, scoreStored } from './score.ts';
 
-/** The file is not in a format this module reads (wrong header, not JSON, not gzip). */
-export class FileFormatError extends Error {}
+export { FileFormatError };
 
-export type FileRejection = { line: number; message: string } | { index: number; message: string };
+export type FileRejection = Rejection;
 
 export interface AwardFileResult extends Omit<IngestCounts, 'rejected'> {
   format: 'csv' | 'json';
@@ -55,132 +51,6 @@ const MAX_REPORTED = 1000;
 const CHUNK = 50_000;
 /** Smaller imports write through the list indexes: dropping and rebuilding them would not repay itself. */
 const DEFER_INDEXES_FROM = 100_000;
-const REQUIRED_COLUMNS = ['contract_award_unique_key', 'recipient_name', 'award_base_action_date'];
-const VALUE_COLUMNS = ['current_total_value_of_award', 'total_obligated_amount'];
-
-/** How far through the file reading is, in bytes of the file as stored (compressed, if it is). */
-interface ReadProgress {
-  size: number;
-  bytesRead: number;
-}
-
-/** Decoded text of a file, gunzipped when its first bytes say gzip (whatever its name). */
-async function* textChunks(path: string, progress?: ReadProgress): AsyncGenerator<string> {
-  const head = Buffer.alloc(2);
-  const handle = await open(path, 'r');
-  try {
-    await handle.read(head, 0, 2, 0);
-    if (progress) progress.size = (await handle.stat()).size;
-  } finally {
-    await handle.close();
-  }
-  const raw = createReadStream(path);
-  const gzip = head[0] === 0x1f && head[1] === 0x8b;
-  const source = gzip ? pipeline(raw, createGunzip(), () => undefined) : raw;
-  const decoder = new TextDecoder('utf-8');
-  try {
-    for await (const bytes of source) {
-      if (progress) progress.bytesRead = raw.bytesRead;
-      const text = decoder.decode(bytes as Buffer, { stream: true });
-      if (text) yield text;
-    }
-  } catch (error) {
-    const code = String((error as NodeJS.ErrnoException).code ?? '');
-    if (code.startsWith('Z_'))
-      throw new FileFormatError(`not a valid gzip file: ${(error as Error).message}`);
-    throw error;
-  }
-  const rest = decoder.decode();
-  if (rest) yield rest;
-}
-
-async function readAll(chunks: AsyncIterable<string>): Promise<string> {
-  let text = '';
-  for await (const chunk of chunks) text += chunk;
-  return text;
-}
-
-/** The format from the name (`.csv`, `.json`, optionally `.gz`), else from the first character. */
-function detectFormat(path: string, firstChunk: string): 'csv' | 'json' {
-  const name = path.toLowerCase().replace(/\.gz$/, '');
-  if (name.endsWith('.csv')) return 'csv';
-  if (name.endsWith('.json')) return 'json';
-  return /^\uFEFF?\s*[[{]/.test(firstChunk) ? 'json' : 'csv';
-}
-
-type Item = { ok: true; award: AwardRecord } | { ok: false; rejection: FileRejection };
-
-/** The awards (or rejections) of the file, a text chunk's worth at a time. */
-async function* csvItems(chunks: AsyncIterable<string>): AsyncGenerator<Item[]> {
-  let header: string[] | null = null;
-  let pick: ((fields: readonly string[]) => Record<string, string>) | null = null;
-  try {
-    for await (const records of csvRecordBatches(chunks)) {
-      const items: Item[] = [];
-      for (const { line, fields } of records) {
-        if (!header || !pick) {
-          header = fields.map((f) => f.trim());
-          checkHeader(header);
-          pick = columnPicker(header, BULK_COLUMNS);
-          continue;
-        }
-        if (fields.length !== header.length) {
-          items.push(reject({ line, message: `expected ${header.length} fields, found ${fields.length}` }));
-          continue;
-        }
-        const result = normalizeBulkRecord(pick(fields));
-        items.push(result.ok ? result : reject({ line, message: result.message }));
-      }
-      yield items;
-    }
-  } catch (error) {
-    // An unterminated quote swallows the rest of the file: report it where it starts and stop.
-    if (!(error instanceof CsvError)) throw error;
-    yield [
-      reject({ line: error.line, message: 'unterminated quoted field; the rest of the file is skipped' }),
-    ];
-  }
-}
-
-function checkHeader(header: string[]): void {
-  const missing = REQUIRED_COLUMNS.filter((c) => !header.includes(c));
-  if (!VALUE_COLUMNS.some((c) => header.includes(c))) missing.push(VALUE_COLUMNS.join(' or '));
-  if (missing.length > 0) {
-    throw new FileFormatError(`not a bulk-download award CSV: the header lacks ${missing.join(', ')}`);
-  }
-}
-
-/**
- * A JSON array is one document, so it is parsed whole (V8 caps a string near 512 MB: larger sets
- * belong in CSV, which streams). Records still go through the pipeline in chunks.
- */
-async function* jsonItems(chunks: AsyncIterable<string>): AsyncGenerator<Item[]> {
-  const text = await readAll(chunks);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text);
-  } catch (error) {
-    throw new FileFormatError(`not valid JSON: ${(error as Error).message}`);
-  }
-  if (!Array.isArray(parsed))
-    throw new FileFormatError('not an award JSON file: expected an array of records');
-  const records: unknown[] = parsed;
-  for (let start = 0; start < records.length; start += JSON_BATCH) {
-    yield records.slice(start, start + JSON_BATCH).map((value, i): Item => {
-      const result = normalizeBulkItem(value);
-      return result.ok ? result : reject({ index: start + i, message: result.message });
-    });
-  }
-}
-
-const JSON_BATCH = 1000;
-
-const reject = (rejection: FileRejection): Item => ({ ok: false, rejection });
-
-async function* withFirst(first: string, rest: AsyncIterator<string>): AsyncGenerator<string> {
-  yield first;
-  for (let next = await rest.next(); !next.done; next = await rest.next()) yield next.value;
-}
 
 /**
  * Imports a bulk-download award CSV or a JSON array of bulk-column records (`.gz` accepted). Bad rows
@@ -193,12 +63,15 @@ export async function importAwardFile(
   options: ImportOptions = {},
 ): Promise<AwardFileResult> {
   const progress: ReadProgress = { size: 0, bytesRead: 0 };
-  const chunks = textChunks(path, progress);
-  const first = await chunks.next();
-  const text = first.done ? '' : first.value;
-  const format = detectFormat(path, text);
-  const source = withFirst(text, chunks);
-  const result: AwardFileResult = { format, ...zeroCounts(), rejected: [], rejectedTotal: 0, scored: 0 };
+  const { format, items: batches } = await awardFile(path, progress);
+  const rejections = new Rejections(MAX_REPORTED);
+  const result: AwardFileResult = {
+    format,
+    ...zeroCounts(),
+    rejected: rejections.list,
+    rejectedTotal: 0,
+    scored: 0,
+  };
   const runStart = ctx.now();
   let pending: AwardRecord[] = [];
   const leftovers: string[] = [];
@@ -232,7 +105,7 @@ export async function importAwardFile(
       const { stored, unscored } = await storedAmong(ctx, chunk);
       leftovers.push(...unscored);
       addCounts(result, await ingestAwards(ctx, chunk, { score: false, onUnscored: keep, stored }));
-      options.log?.(`import: ${result.received} records read, ${result.rejectedTotal} rejected`);
+      options.log?.(`import: ${result.received} records read, ${rejections.total} rejected`);
     })();
     // Awaited at the next flush or after the last chunk; this only keeps a failure from counting as unhandled meanwhile.
     storing.catch(() => undefined);
@@ -246,15 +119,15 @@ export async function importAwardFile(
     contractIndexes.catch(() => undefined);
   };
   try {
-    for await (const items of format === 'csv' ? csvItems(source) : jsonItems(source)) {
+    for await (const items of batches) {
       for (const item of items) {
         // Let the chunk being stored send its next statement now and then.
         if (++read % 1000 === 0) await yieldToIo();
         if (item.ok) pending.push(item.award);
         else {
           result.received += 1;
-          result.rejectedTotal += 1;
-          if (result.rejected.length < MAX_REPORTED) result.rejected.push(item.rejection);
+          rejections.add(item.rejection);
+          result.rejectedTotal = rejections.total;
         }
         if (pending.length >= (options.chunkSize ?? CHUNK)) await flush(false);
       }
@@ -295,7 +168,7 @@ async function scoreImported(
   log?: (line: string) => void,
 ): Promise<void> {
   const { toScore, leftovers } = kept;
-  const selections: StoredSelection[] = [];
+  const selections: ScoreSelection[] = [];
   if (toScore === null) selections.push({ kind: 'changed-since', since: kept.since });
   else if (toScore.length > 0) {
     const engines = engineList(ctx);
@@ -324,12 +197,7 @@ async function scoreImported(
  */
 async function deferForImport(ctx: PipelineContext, estimate: number, from: number): Promise<Deferral> {
   const none: Deferral = { names: [], release: async () => {} };
-  if (estimate < from) return none;
-  const [held] = await ctx.db.query<{ n: number }>(
-    'SELECT count(*)::int AS n FROM (SELECT 1 FROM contracts LIMIT $1) AS held',
-    [estimate + 1],
-  );
-  if ((held?.n ?? 0) > estimate) return none;
+  if (estimate < from || (await holdsMoreThan(ctx.db, estimate))) return none;
   return deferIndexes(ctx.db, ['contracts', 'signals']);
 }
 
@@ -374,126 +242,4 @@ export async function importCandleFile(
     await upsertCandles(db, symbol, candles.slice(i, i + 5000));
   }
   return { ticker: symbol, imported: candles.length, rejected };
-}
-
-/** Which stored, matched contracts to (re)score. */
-export type StoredSelection =
-  | { kind: 'changed-since'; since: Date }
-  | { kind: 'ids'; ids: readonly string[] }
-  | { kind: 'unscored' }
-  | { kind: 'all' };
-
-/**
- * Contracts per scoreContracts call: it loads every award of their tickers once, and each call ends by
- * waiting for its last writes, so fewer, larger groups keep the server busy (≈ 200 bytes per contract).
- */
-const GROUP = 250_000;
-
-/**
- * Scores stored contracts with `ctx.engines`: `unscored` takes, per engine, the contracts without a
- * signal for its current version; `all` every matched contract; `changed-since` those written since;
- * `ids` those named.
- */
-export async function scoreStored(
-  ctx: PipelineContext,
-  selection: StoredSelection,
-  log?: (line: string) => void,
-): Promise<{ contracts: number; created: number }> {
-  if (selection.kind !== 'unscored') return scoreWhere(ctx, condition(selection), log);
-  const total = { contracts: 0, created: 0 };
-  for (const engine of ctx.engines) {
-    const one = await scoreWhere({ ...ctx, engines: [engine] }, unscoredBy(engine), log);
-    total.contracts += one.contracts;
-    total.created += one.created;
-  }
-  return total;
-}
-
-interface Condition {
-  sql: string;
-  params: unknown[];
-}
-
-function condition(selection: Exclude<StoredSelection, { kind: 'unscored' }>): Condition {
-  if (selection.kind === 'all') return { sql: 'TRUE', params: [] };
-  if (selection.kind === 'ids') return { sql: 'c.id = ANY($1::text[])', params: [selection.ids] };
-  return { sql: 'c.updated_at >= $1::timestamptz', params: [selection.since.toISOString()] };
-}
-
-function unscoredBy(engine: Engine): Condition {
-  return {
-    sql: `NOT EXISTS (SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = $1 AND s.engine_version = $2)`,
-    params: [engine.name, engine.version],
-  };
-}
-
-async function scoreWhere(
-  ctx: PipelineContext,
-  where: Condition,
-  log?: (line: string) => void,
-): Promise<{ contracts: number; created: number }> {
-  const perTicker = await ctx.db.query<{ ticker: string; n: number }>(
-    `SELECT c.ticker, count(*)::int AS n FROM contracts c WHERE c.ticker IS NOT NULL AND ${where.sql}
-     GROUP BY c.ticker ORDER BY c.ticker`,
-    where.params,
-  );
-  const total = perTicker.reduce((sum, row) => sum + row.n, 0);
-  const engines = engineList(ctx);
-  if (total > 0) log?.(`score: ${engines}: ${total} contracts to score`);
-  let done = 0;
-  let created = 0;
-  for (const tickers of groupTickers(perTicker)) {
-    const contracts = await ctx.db.query<ScoredContract>(
-      `SELECT c.id, c.ticker, c.contract_value AS value, c.award_date AS "awardDate",
-         c.awarding_agency AS "awardingAgency", c.nlp_classification AS classification,
-         c.match_confidence AS "matchConfidence",
-         NOT EXISTS (SELECT 1 FROM signals s WHERE s.contract_id = c.id) AS unscored
-       FROM contracts c WHERE c.ticker = ANY($${where.params.length + 1}::text[]) AND ${where.sql}
-       ORDER BY c.id`,
-      [...where.params, tickers],
-    );
-    created += await scoreContracts(ctx, contracts);
-    done += contracts.length;
-    log?.(`score: ${engines}: ${done}/${total} contracts`);
-  }
-  return { contracts: done, created };
-}
-
-const engineList = (ctx: PipelineContext): string =>
-  ctx.engines.map((e) => `${e.name} ${e.version}`).join(', ');
-
-function groupTickers(perTicker: readonly { ticker: string; n: number }[]): string[][] {
-  const groups: string[][] = [];
-  let current: string[] = [];
-  let size = 0;
-  for (const { ticker, n } of perTicker) {
-    if (current.length > 0 && size + n > GROUP) {
-      groups.push(current);
-      current = [];
-      size = 0;
-    }
-    current.push(ticker);
-    size += n;
-  }
-  if (current.length > 0) groups.push(current);
-  return groups;
-}
-
-export interface UnmatchedRecipient {
-  name_norm: string;
-  sample_name: string;
-  award_count: number;
-  total_value: number;
-}
-
-/** The curation list: recipients no ticker was found for, largest total value first. */
-export function listUnmatched(
-  db: Db,
-  page: { limit: number; offset: number },
-): Promise<UnmatchedRecipient[]> {
-  return db.query<UnmatchedRecipient>(
-    `SELECT name_norm, sample_name, award_count, total_value FROM unmatched_recipients
-     ORDER BY total_value DESC, name_norm LIMIT $1 OFFSET $2`,
-    [page.limit, page.offset],
-  );
 }

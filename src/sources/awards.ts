@@ -13,13 +13,55 @@ import { readTextFile } from './files.ts';
 
 export type NormalizeResult = { ok: true; award: AwardRecord } | { ok: false; message: string };
 export type BulkRecord = Record<string, unknown>;
+/** Where a rejected record was: its CSV line (where the record starts) or its index in a JSON array. */
+export type LineRejection = { line: number; message: string };
+export type IndexRejection = { index: number; message: string };
+export type Rejection = LineRejection | IndexRejection;
+/** A record read: the award, or why it was rejected and where. */
+export type AwardItem<R extends Rejection = Rejection> =
+  | { ok: true; award: AwardRecord }
+  | { ok: false; rejection: R };
 export interface CsvAwardsResult {
   awards: AwardRecord[];
-  rejected: { line: number; message: string }[];
+  rejected: LineRejection[];
 }
 export interface JsonAwardsResult {
   awards: AwardRecord[];
-  rejected: { index: number; message: string }[];
+  rejected: IndexRejection[];
+}
+
+/** A normalized record as an item read at `where`. */
+export function itemAt<R extends Rejection>(
+  result: NormalizeResult,
+  where: Omit<R, 'message'>,
+): AwardItem<R> {
+  return result.ok ? result : { ok: false, rejection: { ...where, message: result.message } as R };
+}
+
+/** Rejections, counted in full, the first `keep` of them listed. */
+export class Rejections<R extends Rejection = Rejection> {
+  readonly list: R[] = [];
+  total = 0;
+
+  constructor(private readonly keep = Number.POSITIVE_INFINITY) {}
+
+  add(rejection: R): void {
+    this.total += 1;
+    if (this.list.length < this.keep) this.list.push(rejection);
+  }
+}
+
+/** The one collector of every reader: accepted awards in order, and the rejections. */
+export function collect<R extends Rejection>(
+  items: Iterable<AwardItem<R>>,
+): { awards: AwardRecord[]; rejected: R[] } {
+  const awards: AwardRecord[] = [];
+  const rejections = new Rejections<R>();
+  for (const item of items) {
+    if (item.ok) awards.push(item.award);
+    else rejections.add(item.rejection);
+  }
+  return { awards, rejected: rejections.list };
 }
 
 /** The bulk-download columns this module reads; any other column is ignored. */
@@ -357,20 +399,17 @@ function parseCsvAwards(
   toBulk: (row: Record<string, string>) => BulkRecord | string,
 ): CsvAwardsResult {
   const { header, rows } = parseCsv(text);
-  const awards: AwardRecord[] = [];
-  const rejected: { line: number; message: string }[] = [];
-  for (const { line, fields } of rows) {
-    if (fields.length !== header.length) {
-      rejected.push({ line, message: `expected ${header.length} fields, found ${fields.length}` });
-      continue;
-    }
-    const bulk = toBulk(rowToObject(header, fields));
-    const result =
-      typeof bulk === 'string' ? { ok: false as const, message: bulk } : normalizeBulkRecord(bulk);
-    if (result.ok) awards.push(result.award);
-    else rejected.push({ line, message: result.message });
-  }
-  return { awards, rejected };
+  return collect(
+    rows.map(({ line, fields }): AwardItem<LineRejection> => {
+      if (fields.length !== header.length)
+        return {
+          ok: false,
+          rejection: { line, message: `expected ${header.length} fields, found ${fields.length}` },
+        };
+      const bulk = toBulk(rowToObject(header, fields));
+      return itemAt(typeof bulk === 'string' ? fail(bulk) : normalizeBulkRecord(bulk), { line });
+    }),
+  );
 }
 
 function parseJsonArray(input: unknown, what: string): unknown[] {
@@ -398,27 +437,9 @@ export function normalizeBulkItems(
   items: readonly unknown[],
   toBulk: (item: Record<string, unknown>) => BulkRecord = asBulk,
 ): JsonAwardsResult {
-  const awards: AwardRecord[] = [];
-  const rejected: { index: number; message: string }[] = [];
-  items.forEach((item, index) => {
-    const result = normalizeBulkItem(item, toBulk);
-    if (result.ok) awards.push(result.award);
-    else rejected.push({ index, message: result.message });
-  });
-  return { awards, rejected };
-}
-
-/** A bulk-download award CSV (header with bulk column names; `line` = record's first physical line). */
-export function parseBulkCsv(text: string): CsvAwardsResult {
-  return parseCsvAwards(text, (row) => row);
-}
-
-/** A JSON array of bulk-column records, or `{ "awards": [...] }` (the admin ingest body). */
-export function parseBulkJson(text: string): JsonAwardsResult {
-  const parsed = JSON.parse(text) as unknown;
-  const items =
-    isRecord(parsed) && Array.isArray(parsed.awards) ? parsed.awards : parseJsonArray(parsed, 'bulk JSON');
-  return normalizeBulkItems(items);
+  return collect(
+    items.map((item, index) => itemAt<IndexRejection>(normalizeBulkItem(item, toBulk), { index })),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------

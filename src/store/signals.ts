@@ -2,7 +2,17 @@ import type { SignalDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
 import { Where } from './events.ts';
 import { type JsonList, jsonArray, jsonList } from './json.ts';
-import { CONTRACT_JSON, type SignalRow, signalColumns, signalJson, toSignal, widened } from './rows.ts';
+import {
+  CONTRACT_COLUMNS,
+  CONTRACT_JSON,
+  type ContractRow,
+  SIGNAL_COLUMNS,
+  type SignalRow,
+  signalColumns,
+  signalJson,
+  toSignal,
+  widened,
+} from './rows.ts';
 
 export interface SignalFilter {
   engine: string;
@@ -75,4 +85,16 @@ export async function latestSignal(
   );
   const row = rows[0];
   return row ? toSignal(row) : null;
+}
+
+/** The signals of `ids` with their contracts, in creation order. */
+export function signalsWithContracts(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<(ContractRow & SignalRow)[]> {
+  return db.query<ContractRow & SignalRow>(
+    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS} FROM signals s JOIN contracts c ON c.id = s.contract_id
+     WHERE s.id = ANY($1::uuid[]) ORDER BY s.computed_at, s.id`,
+    [ids],
+  );
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Plan } from '../domain/plans.ts';
 import type { Db, Queryable } from './db.ts';
 
 /** SQL of webhooks, their deliveries (the outbox) and attempts. */
@@ -82,6 +83,14 @@ export async function notifyDue(db: Queryable): Promise<void> {
 }
 
 /** Locks the user row, so concurrent creations count each other against the plan's maximum. */
+/** The webhooks not deleted, oldest first, with their owner's plan (a suspended one still gets its deliveries, written failed). */
+export async function liveWebhooks(db: Queryable): Promise<{ id: string; plan: Plan; suspended: boolean }[]> {
+  return db.query<{ id: string; plan: Plan; suspended: boolean }>(
+    `SELECT w.id, u.plan, w.suspended_at IS NOT NULL AS suspended FROM webhooks w JOIN users u ON u.id = w.user_id
+     WHERE w.disabled_at IS NULL ORDER BY w.created_at, w.id`,
+  );
+}
+
 export async function countActiveWebhooks(tx: Queryable, userId: string): Promise<number> {
   await tx.query('SELECT 1 FROM users WHERE id = $1 FOR UPDATE', [userId]);
   const rows = await tx.query<{ n: number }>(

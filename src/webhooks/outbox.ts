@@ -1,16 +1,10 @@
-import { PLAN_LIMITS, type Plan, reachesTier } from '../domain/plans.ts';
+import { PLAN_LIMITS, reachesTier } from '../domain/plans.ts';
 import { TIERS, type Tier } from '../domain/types.ts';
 import { Contract, type ContractDto, Signal, type SignalDto } from '../shapes/resources.ts';
 import type { Queryable } from '../store/db.ts';
-import {
-  CONTRACT_COLUMNS,
-  type ContractRow,
-  SIGNAL_COLUMNS,
-  type SignalRow,
-  toContract,
-  toSignal,
-} from '../store/rows.ts';
-import { insertDeliveries } from '../store/webhooks.ts';
+import { toContract, toSignal } from '../store/rows.ts';
+import { signalsWithContracts } from '../store/signals.ts';
+import { insertDeliveries, liveWebhooks } from '../store/webhooks.ts';
 
 export const SIGNAL_CREATED = 'signal.created';
 
@@ -46,18 +40,9 @@ export async function enqueueSignalCreated(
 ): Promise<number> {
   const ids = signals.filter((s) => s.inserted && s.signal_score >= threshold).map((s) => s.id);
   if (ids.length === 0) return 0;
-  const hooks = (
-    await tx.query<{ id: string; plan: Plan; suspended: boolean }>(
-      `SELECT w.id, u.plan, w.suspended_at IS NOT NULL AS suspended FROM webhooks w JOIN users u ON u.id = w.user_id
-       WHERE w.disabled_at IS NULL ORDER BY w.created_at, w.id`,
-    )
-  ).filter((hook) => PLAN_LIMITS[hook.plan].maxWebhooks > 0);
+  const hooks = (await liveWebhooks(tx)).filter((hook) => PLAN_LIMITS[hook.plan].maxWebhooks > 0);
   if (hooks.length === 0) return 0;
-  const rows = await tx.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS} FROM signals s JOIN contracts c ON c.id = s.contract_id
-     WHERE s.id = ANY($1::uuid[]) ORDER BY s.computed_at, s.id`,
-    [ids],
-  );
+  const rows = await signalsWithContracts(tx, ids);
   const deliveries: {
     webhookId: string;
     event: string;

@@ -1,7 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { test } from 'node:test';
-import { priceSeries, scoredEvents, signalVersions } from '../../src/evaluation/event-data.ts';
 import { renderEventsCsv, renderMarkdown, renderSvg } from '../../src/evaluation/event-report.ts';
 import {
   abnormalReturn,
@@ -11,6 +10,7 @@ import {
   runEventStudy,
 } from '../../src/evaluation/event-study.ts';
 import { tStatistic } from '../../src/evaluation/stats.ts';
+import { priceSeries, scoredEvents, signalVersions } from '../../src/store/evaluation.ts';
 import { seededDb } from '../support/db.ts';
 
 const DATES = [

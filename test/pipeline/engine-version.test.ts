@@ -3,8 +3,7 @@ import { after, before, test } from 'node:test';
 import { ENGINES } from '../../src/domain/engines/index.ts';
 import type { Engine } from '../../src/domain/types.ts';
 import { createPipelineContext } from '../../src/pipeline/context.ts';
-import { scoreStored } from '../../src/pipeline/import.ts';
-import { type ScoredContract, scoreContracts } from '../../src/pipeline/ingest.ts';
+import { type ScoredContract, scoreContracts, scoreStored } from '../../src/pipeline/score.ts';
 import type { Db } from '../../src/store/db.ts';
 import { seededDb } from '../support/db.ts';
 

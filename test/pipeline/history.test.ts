@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { loadHistory } from '../../src/pipeline/ingest.ts';
+import { loadHistory } from '../../src/pipeline/score.ts';
 import type { Db } from '../../src/store/db.ts';
 import { seededDb } from '../support/db.ts';
 

@@ -7,7 +7,7 @@ import type { App } from '../../src/http/types.ts';
 import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
 import { importAwardFile } from '../../src/pipeline/import.ts';
 import type { IngestCounts } from '../../src/pipeline/ingest.ts';
-import { runUsaspending } from '../../src/pipeline/scheduler.ts';
+import { runUsaspending } from '../../src/pipeline/usaspending.ts';
 import { BULK_COLUMNS } from '../../src/sources/awards.ts';
 import { toCsv } from '../../src/sources/csv.ts';
 import { UsaspendingClient } from '../../src/sources/usaspending-client.ts';

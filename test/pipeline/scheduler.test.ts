@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { ingestRecent, startScheduler } from '../../src/pipeline/scheduler.ts';
+import { startScheduler } from '../../src/pipeline/scheduler.ts';
+import { ingestRecent } from '../../src/pipeline/usaspending.ts';
 import { UsaspendingClient } from '../../src/sources/usaspending-client.ts';
 import { lastFinishedEnd } from '../../src/store/checkpoints.ts';
 import type { Db } from '../../src/store/db.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
-import { runUsaspending, sourceKey } from '../../src/pipeline/scheduler.ts';
+import { runUsaspending, sourceKey } from '../../src/pipeline/usaspending.ts';
 import {
   AWARD_FIELDS,
   type ClientOptions,

@@ -4,12 +4,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { AwardRecord } from '../../src/domain/types.ts';
+import { FileFormatError, readAwardText } from '../../src/sources/award-files.ts';
 import {
   contractAwardKey,
   loadDemoAwards,
   normalizeBulkRecord,
-  parseBulkCsv,
-  parseBulkJson,
   parseContractAwardsJson,
   parseDateText,
   parseLegacyDatafeedCsv,
@@ -177,7 +176,7 @@ test('normalizeBulkRecord: rejections name the field', () => {
   );
 });
 
-test('parseBulkCsv: rejected rows carry the physical line where the record starts', () => {
+test('award CSV text: rejected rows carry the physical line where the record starts', async () => {
   const header =
     'contract_award_unique_key,recipient_name,award_base_action_date,current_total_value_of_award,prime_award_base_transaction_description';
   const text = [
@@ -188,7 +187,7 @@ test('parseBulkCsv: rejected rows carry the physical line where the record start
     'CONT_AWD_A4_9700_-NONE-_-NONE-,ACME INC,not a date,100,x',
     'CONT_AWD_A5_8000_-NONE-_-NONE-,ACME INC,01/15/2024,"1,000.6",ok',
   ].join('\r\n');
-  const { awards, rejected } = parseBulkCsv(text);
+  const { awards, rejected } = await readAwardText(text, 'csv');
   assert.deepEqual(
     awards.map((a) => [a.id, a.value, a.awardingAgency, a.description]),
     [
@@ -207,15 +206,15 @@ test('parseBulkCsv: rejected rows carry the physical line where the record start
   ]);
 });
 
-test('parseBulkJson: array or {awards}, rejects carry the index', () => {
+test('award JSON text: rejects carry the index; anything but an array is not an award file', async () => {
   const good = { ...base };
-  const r = parseBulkJson(JSON.stringify({ awards: [good, 'nope', { ...base, recipient_name: null }] }));
+  const r = await readAwardText(JSON.stringify([good, 'nope', { ...base, recipient_name: null }]), 'json');
   assert.equal(r.awards.length, 1);
   assert.deepEqual(r.rejected, [
     { index: 1, message: 'record is not an object' },
     { index: 2, message: 'recipient_name is missing' },
   ]);
-  assert.equal(parseBulkJson(JSON.stringify([good])).awards.length, 1);
+  await assert.rejects(readAwardText(JSON.stringify({ awards: [good] }), 'json'), FileFormatError);
 });
 
 test('contractAwardKey follows the USASpending pattern', () => {

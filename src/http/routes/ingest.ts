@@ -1,8 +1,8 @@
 import { Type } from 'typebox';
 import { createPipelineContext, type PipelineContext } from '../../pipeline/context.ts';
-import { listUnmatched } from '../../pipeline/import.ts';
 import { ingestAwards } from '../../pipeline/ingest.ts';
 import { BULK_COLUMNS, MAX_AMOUNT, MAX_YEAR, MIN_YEAR, normalizeBulkItems } from '../../sources/awards.ts';
+import { listUnmatched } from '../../store/unmatched.ts';
 import { access } from '../access.ts';
 import { errorResponses, Limit, Offset, Pagination, Query } from '../schemas/common.ts';
 import type { App, Services } from '../types.ts';

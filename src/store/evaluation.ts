@@ -1,7 +1,18 @@
 /** Reads what the event study needs from the store: one engine version's signals and the candles. */
-import type { Queryable } from '../store/db.ts';
-import { candleSeries } from '../store/market.ts';
-import type { PricePoint, ScoredEvent } from './event-study.ts';
+import type { Queryable } from './db.ts';
+import { candleSeries } from './market.ts';
+
+export interface PricePoint {
+  date: string; // YYYY-MM-DD, ascending
+  adjClose: number;
+}
+
+export interface ScoredEvent {
+  contractId: string;
+  ticker: string;
+  awardDate: string;
+  score: number;
+}
 
 export async function signalVersions(
   db: Queryable,
