@@ -1,8 +1,8 @@
 // The sources compiled to JavaScript in dist/ (same layout as src/, so paths relative to a module —
 // migrations/, data/, bin/ — resolve alike), rebuilt when src/ changes. Running compiled code instead of
-// compiling on load (tsx) halves module loading and saves a loader thread per process: docs/EVALUATION.md
-// (start-up and memory). Whatever goes wrong here (no esbuild, a read-only install, another process
-// building) leaves the caller to run the TypeScript through tsx instead.
+// compiling on load (tsx) halves module loading and saves a loader thread per process
+// (docs/EVALUATION.md#start-up-and-memory). Whatever goes wrong here (no esbuild, a read-only install,
+// another process building) leaves the caller to run the TypeScript through tsx instead.
 import { createHash } from 'node:crypto';
 import {
   closeSync,

@@ -33,11 +33,8 @@ const MAX_RESTART_DELAY_MS = 10_000;
 
 /**
  * How many HTTP workers `serve` runs: `--workers`, else HTTP_WORKERS, else one per core — less one when
- * PostgreSQL runs on the same machine (embedded mode, or a DATABASE_URL naming this host or a socket),
- * because it needs those cores too. On two cores that is one process. Measured with the PostgreSQL of
- * the same machine (docs/EVALUATION.md §7): one worker served 82 % of bare node:http on one URL against
- * 62 % for two, with a lower tail at half load and 258 MB of RSS against 436 MB; embedded, against two
- * workers, a quarter of the tail at half load and half the memory.
+ * PostgreSQL runs on the same machine (embedded mode, or a DATABASE_URL naming this host or a socket).
+ * Why: docs/EVALUATION.md#http-workers-per-core
  */
 export function workerCount(config: Config, flag: string | undefined): number {
   let requested = config.httpWorkers;
@@ -223,7 +220,7 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
   );
   // One worker first: loading the app is most of a start, and workers loading side by side (with the
   // database starting and, the first time, the demo data loading) all finish later than one alone.
-  // The rest start once it listens. Measured in docs/EVALUATION.md (start-up).
+  // The rest start once it listens. Why: docs/EVALUATION.md#start-up-and-memory
   fork(seats[0] as Seat);
   ready.catch(() => undefined);
   let db: Db | null = null;

@@ -4,7 +4,10 @@ import { CLASSIFICATION_LABELS, type ClassificationLabel } from './types.ts';
 
 export { classifyFromPsc } from './psc.ts';
 
-/** Bump whenever rules or weights change: stored classifications are tagged with it. */
+/**
+ * Bump whenever rules or weights change (docs/EVALUATION.md §2 measures each version). Stored contracts
+ * do not record it: a change reaches a contract when its award is ingested again.
+ */
 export const CLASSIFIER_VERSION = 'kw-2';
 
 export interface ClassifyInput {

@@ -50,12 +50,9 @@ interface UrlKeys {
  * day (decay ages), and the route with its parameters and query as validated (coerced, defaults
  * filled, sorted: spellings of one query share an entry).
  *
- * The last part is a function of the request's URL alone (a cached route is a GET, its input the path
- * and query), so `urls` keeps it by URL, with the whole key per tier for the current day: sorting and
- * writing out the query again for every request of a busy URL cost 2–3 % of a worker's CPU, and a key
- * string made once keeps its hash, so the response cache's lookup does not hash it again. Such a URL
- * holds only declared parameters (an unknown one, `?api_key=…` included, is refused with 400 before
- * this runs), so no credential is kept.
+ * `urls` keeps the last part by URL, with the whole key per tier for the current day
+ * (why: docs/EVALUATION.md#response-cache-keys). Such a URL holds only declared parameters (an unknown
+ * one, `?api_key=…` included, is refused with 400 before this runs), so no credential is kept.
  */
 export function cacheKey(request: FastifyRequest, now: Date, urls: Lru<string, UrlKeys>): string {
   const tier = request.principal ? PLAN_LIMITS[request.principal.plan].tier : '-';

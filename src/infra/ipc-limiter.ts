@@ -24,9 +24,8 @@ import type { MemoryLimiter } from './memory-limiter.ts';
  * `now` null means the primary's clock (one machine, one clock).
  *
  * Requests made in one turn of a worker's event loop travel as one batch, `[BATCH_TAG, request…]`,
- * answered by one `[BATCH_TAG, reply…]` in the same order: writing to the channel is a system call per
- * message, which one at a time took 16 % of a worker's CPU under load. The primary still decides the
- * requests one by one, in arrival order, so the counts stay exact.
+ * answered by one `[BATCH_TAG, reply…]` in the same order; the primary still decides them one by one,
+ * in arrival order. Why: docs/EVALUATION.md#ipc-limiter-batches
  */
 export const LIMITER_TAG = 'mi:rl';
 export const LIMITER_BATCH_TAG = 'mi:rl*';

@@ -1,8 +1,6 @@
 /**
- * List indexes that a large import builds once, after its rows are in, instead of entry by entry
- * (PostgreSQL's own advice for populating a database: "remove indexes"). Inserting into a b-tree
- * costs about as much per entry as copying the row into the heap, five times over for contracts;
- * building one from a sort costs a fraction of that.
+ * List indexes that a large import builds once, after its rows are in, instead of entry by entry.
+ * Why: docs/EVALUATION.md#deferred-list-indexes
  *
  * Only plain (non-unique) b-tree indexes are deferred: primary keys stay, because imports upsert
  * through them. Each deferred index's definition is recorded in `deferred_indexes` in the transaction

@@ -5,12 +5,7 @@ import type { ClassificationLabel, Engine, EngineInput, EngineOutput, RationaleI
  * [0, 1]; contribution = weight × value, and the contributions add up to the signal score (the
  * weights sum to 100, so the sum never needs clamping, but it is clamped anyway for safety).
  *
- * 2.0.0 (measured on the seeded demo data, scripts/measure-scores.ts): 1.0.0 put 80 % of the scores
- * in 30–69 (std 11) because three rules were nearly constant there — share_of_trailing (a linear
- * share, ~0.5 % for a prime with a hundred awards a year), match_confidence (0.95 for every alias
- * hit) and agency (84 % DoD) — and relative_to_median moved only ±0.25 per decade. Now the share
- * and the ratio to the median are read on log scales that cover their real range, the size scale
- * spans $1M–$316M, and match confidence weighs 5.
+ * Why 2.0.0's log scales and weights: docs/EVALUATION.md#materiality-200-calibration
  */
 
 const WEIGHTS = {
