@@ -1,4 +1,4 @@
--- Cheaper bulk loads (issue 4's throughput target); docs/EVALUATION.md §5 has the measurements.
+-- Cheaper bulk loads; docs/EVALUATION.md §5 has the measurements.
 
 -- A regime is a function of the award date alone (the benchmarks' state on the last trading day on or
 -- before it), so it is stored once per award date instead of once per contract; `regimes` keeps its

@@ -1,4 +1,4 @@
--- Cheaper signal rows (issue 4's throughput target); docs/EVALUATION.md §5 has the measurements.
+-- Cheaper signal rows; docs/EVALUATION.md §5 has the measurements.
 
 -- Signals are written only by the pipeline, for contracts it has just stored or read back, so the
 -- foreign key's per-row check (a lookup and a row lock on the contract, ≈ 7 µs of server CPU and 280

@@ -1,7 +1,8 @@
 /**
- * Regenerates the project's demo data (`data/`) from the shared data folder.
+ * Regenerates the project's demo data (`data/`) from a folder of the original downloads, laid out as
+ * data/SOURCES.md lists them (awards/, candles/, companies/, contracts/).
  *
- *   node --import tsx scripts/build-data.ts [sharedDataDir=../shared/data] [outDir=data]
+ *   node --import tsx scripts/build-data.ts SOURCE_DIR [outDir=data]
  *
  * Deterministic: the same inputs give byte-identical outputs (gzip headers carry no mtime).
  * Only the files listed in data/SOURCES.md are written; `data/postgres/` is never touched.
@@ -600,7 +601,11 @@ export async function buildData(src: string, out: string): Promise<string[]> {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const src = resolve(process.argv[2] ?? join(projectRoot, '..', 'shared', 'data'));
+  if (!process.argv[2]) {
+    process.stderr.write('usage: build-data.ts SOURCE_DIR [OUT_DIR]  (SOURCE_DIR: the original downloads)\n');
+    process.exit(2);
+  }
+  const src = resolve(process.argv[2]);
   const out = resolve(process.argv[3] ?? join(projectRoot, 'data'));
   const report = await buildData(src, out);
   console.log(report.join('\n'));

@@ -1,9 +1,11 @@
 /**
  * Resolver precision/recall on the labelled recipient names (see src/evaluation/resolver-eval.ts).
  *
- *   node --import tsx scripts/measure-resolver.ts [--shared ../shared/data] [--k 5] [--threshold 0.8]
+ *   node --import tsx scripts/measure-resolver.ts [--shared DIR] [--k 5] [--threshold 0.8]
  *                                                 [--all-errors]
  *
+ * The labelled sets are read from the repository's gzipped copies (data/SOURCES.md, "Test fixtures
+ * outside data/"), or uncompressed from `--shared DIR` laid out as companies/ and contracts/.
  * Prints the label-set sizes, metrics with the held-out protocol (k-fold, the held-out names' aliases
  * removed), with every alias loaded and with no alias at all, a threshold sweep, and the errors.
  */
@@ -27,7 +29,7 @@ import { readTextFile } from '../src/sources/files.ts';
 
 const { values } = parseArgs({
   options: {
-    shared: { type: 'string', default: new URL('../../shared/data/', import.meta.url).pathname },
+    shared: { type: 'string' },
     k: { type: 'string', default: '5' },
     threshold: { type: 'string', default: String(DEFAULT_THRESHOLD) },
     'all-errors': { type: 'boolean', default: false },
@@ -38,11 +40,21 @@ const threshold = Number(values.threshold);
 if (!Number.isInteger(k) || k < 2) throw new Error('--k: expected an integer ≥ 2');
 if (!(threshold >= 0 && threshold <= 1)) throw new Error('--threshold: expected 0..1');
 
-const shared = values.shared;
+const REPOSITORY = new URL('../', import.meta.url).pathname;
+const COPIES: Record<string, string> = {
+  'companies/usaspending_recipient_ticker_map_fy2024.csv':
+    'test/fixtures/shared-data/companies/usaspending_recipient_ticker_map_fy2024.csv.gz',
+  'contracts/usaspending_transactions_12primes_2021-2025_award_dedup.csv':
+    'test/fixtures/shared-data/contracts/usaspending_transactions_12primes_2021-2025_award_dedup.csv.gz',
+  'contracts/usaspending_legacy_datafeed_dod_fy2006_sample999.csv':
+    'data/awards/usaspending_legacy_datafeed_dod_fy2006_sample999.csv.gz',
+};
+const labelled = (path: string) =>
+  readTextFile(values.shared ? join(values.shared, path) : join(REPOSITORY, COPIES[path] ?? path));
 const [recipientMapCsv, primesCsv, legacyFeedCsv, { companies, aliases }, demo] = await Promise.all([
-  readTextFile(join(shared, 'companies/usaspending_recipient_ticker_map_fy2024.csv')),
-  readTextFile(join(shared, 'contracts/usaspending_transactions_12primes_2021-2025_award_dedup.csv')),
-  readTextFile(join(shared, 'contracts/usaspending_legacy_datafeed_dod_fy2006_sample999.csv')),
+  labelled('companies/usaspending_recipient_ticker_map_fy2024.csv'),
+  labelled('contracts/usaspending_transactions_12primes_2021-2025_award_dedup.csv'),
+  labelled('contracts/usaspending_legacy_datafeed_dod_fy2006_sample999.csv'),
   loadDemoCompanies(DEMO_DATA_DIR),
   loadDemoAwards(DEMO_DATA_DIR),
 ]);

@@ -1,5 +1,5 @@
 /**
- * Classifier accuracy against labels derived from Product and Service Codes (issue 4, item 3).
+ * Classifier accuracy against labels derived from Product and Service Codes.
  *
  * Every shipped award that carries a PSC and a description gets the gold label
  * `classifyFromPsc(psc)`; the classifier is then asked to label it from the description alone,

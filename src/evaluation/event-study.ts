@@ -1,5 +1,5 @@
 /**
- * Event study (issue 4, item 6): do signal scores carry information about the award's stock?
+ * Event study: do signal scores carry information about the award's stock?
  *
  * For every scored contract: day 0 = the first trading day on or after the award date; the
  * window return over days 0..+h is adj_close(day h) / adj_close(day −1) − 1 (so day 0's own move

@@ -1,5 +1,5 @@
 /**
- * Resolver precision/recall on labelled recipient names (issue 4, item 2).
+ * Resolver precision/recall on labelled recipient names.
  *
  * Labels (read from the shared data folder, never shipped as product output):
  * - positives: the FY2024 recipient map's `ticker` column and the 12-primes transaction file's
