@@ -4,6 +4,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyReply } from 'fastify';
 import type { DestinationStream } from 'pino';
 import type { Config } from './config.ts';
+import { registerDashboard } from './dashboard/routes/index.ts';
 import { installAccess } from './http/access.ts';
 import { installCaching } from './http/caching.ts';
 import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } from './http/client-errors.ts';
@@ -11,18 +12,7 @@ import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { loggerOptions } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
-import { registerAdmin } from './http/routes/admin.ts';
-import { registerCompanies } from './http/routes/companies.ts';
-import { registerDashboardApi } from './http/routes/dashboard.ts';
-import { registerDashboardStatic } from './http/routes/dashboard-static.ts';
-import { registerEvents } from './http/routes/events.ts';
-import { registerIngest } from './http/routes/ingest.ts';
-import { registerMarket } from './http/routes/market.ts';
-import { HEALTH_DEADLINE_MS, registerMeta } from './http/routes/meta.ts';
-import { registerRegimes } from './http/routes/regimes.ts';
-import { registerSignals } from './http/routes/signals.ts';
-import { registerUsage } from './http/routes/usage.ts';
-import { registerWebhooks, webhookContext } from './http/routes/webhooks.ts';
+import { registerApi } from './http/routes/index.ts';
 import { installStrictInput } from './http/strict-input.ts';
 import type { App, Services } from './http/types.ts';
 import { FailoverLimiter } from './infra/failover-limiter.ts';
@@ -33,9 +23,11 @@ import { ServiceMetrics } from './infra/metrics.ts';
 import { createRedisLimiter } from './infra/redis-limiter.ts';
 import { ResponseCache } from './infra/response-cache.ts';
 import { UsageRecorder } from './infra/usage.ts';
+import { HEALTH_DEADLINE_MS } from './services/health.ts';
 import type { Db } from './store/db.ts';
 import { acquireBus, type NotificationBus } from './store/notifications.ts';
-import { type HostResolver, systemResolver } from './webhooks/target.ts';
+import type { WebhookContext } from './webhooks/service.ts';
+import { type HostResolver, systemResolver, TargetPolicy } from './webhooks/target.ts';
 import { DeliveryWorker } from './webhooks/worker.ts';
 
 export interface AppDeps {
@@ -119,7 +111,18 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   app.decorate('limiter', limiter);
   const metrics = new ServiceMetrics({ limiter, db: deps.db, deadlineMs: HEALTH_DEADLINE_MS });
   app.decorate('metrics', metrics);
-  const services: Services = { config: deps.config, db: deps.db, now, limiter, usage, keys, metrics };
+  const resolve = deps.webhooks?.resolve ?? systemResolver;
+  const webhooks = webhookContext(deps.config, deps.db, now, resolve);
+  const services: Services = {
+    config: deps.config,
+    db: deps.db,
+    now,
+    limiter,
+    usage,
+    keys,
+    metrics,
+    webhooks,
+  };
   // The first connection attempt is awaited so that a ready app starts with its caches on.
   app.addHook('onReady', async () => {
     await bus?.start();
@@ -145,20 +148,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installCaching(app, services, { responses, bus: cacheBus });
   await app.register(swagger, openApiOptions);
 
-  registerMeta(app, services);
-  registerEvents(app, services);
-  registerSignals(app, services);
-  registerCompanies(app, services);
-  registerMarket(app, services);
-  registerRegimes(app, services);
-  registerUsage(app, services);
-  registerAdmin(app, services);
-  registerIngest(app, services);
-  const resolve = deps.webhooks?.resolve ?? systemResolver;
-  const webhooks = webhookContext(services, resolve);
-  registerWebhooks(app, webhooks);
-  registerDashboardStatic(app);
-  registerDashboardApi(app, services, webhooks);
+  registerApi(app, services);
+  registerDashboard(app, services);
   if (deps.webhooks?.worker) {
     const worker = new DeliveryWorker({
       db: deps.db,
@@ -182,6 +173,17 @@ declare module 'fastify' {
     /** The Prometheus series of /metrics. */
     metrics: ServiceMetrics;
   }
+}
+
+/** What the webhook operations need: the database, the secret key, the target policy and DNS. */
+function webhookContext(config: Config, db: Db, now: () => Date, resolve: HostResolver): WebhookContext {
+  return {
+    db,
+    secretKey: config.secretKey,
+    policy: new TargetPolicy(config.webhookAllowCidrs),
+    resolve,
+    now,
+  };
 }
 
 async function createLimiter(config: Config, app: App): Promise<RateLimiter> {

@@ -4,28 +4,31 @@ import { access, cached } from '../access.ts';
 import { errors } from '../errors.ts';
 import { errorResponses, Query, TickerParam } from '../schemas/common.ts';
 import { CompanyResponse } from '../schemas/resources.ts';
-import type { App, Services } from '../types.ts';
+import type { App, Handler, Services } from '../types.ts';
 
 const RECENT_CONTRACTS = 20;
 
-export function registerCompanies(app: App, { db }: Services): void {
+const companySchema = {
+  tags: ['companies'],
+  summary: `Company record with its ${RECENT_CONTRACTS} most recent contracts`,
+  params: Type.Object({ ticker: TickerParam }),
+  querystring: Query({}),
+  response: { 200: CompanyResponse, ...errorResponses(400, 404) },
+};
+
+export function registerCompanies(app: App, services: Services): void {
   app.get(
     '/api/v1/companies/:ticker',
-    {
-      config: cached(access.read),
-      schema: {
-        tags: ['companies'],
-        summary: `Company record with its ${RECENT_CONTRACTS} most recent contracts`,
-        params: Type.Object({ ticker: TickerParam }),
-        querystring: Query({}),
-        response: { 200: CompanyResponse, ...errorResponses(400, 404) },
-      },
-    },
-    async (request) => {
-      const ticker = request.params.ticker.toUpperCase();
-      const company = await getCompany(db, ticker, RECENT_CONTRACTS);
-      if (!company) throw errors.unknownTicker(ticker);
-      return company;
-    },
+    { config: cached(access.read), schema: companySchema },
+    showCompany(services),
   );
+}
+
+function showCompany({ db }: Services): Handler<typeof companySchema> {
+  return async (request) => {
+    const ticker = request.params.ticker.toUpperCase();
+    const company = await getCompany(db, ticker, RECENT_CONTRACTS);
+    if (!company) throw errors.unknownTicker(ticker);
+    return company;
+  };
 }

@@ -6,7 +6,7 @@ import { pageJson, sendJson } from '../json-body.ts';
 import { pickEngine, upper } from '../params.ts';
 import { EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
 import { SignalList } from '../schemas/resources.ts';
-import type { App, Services } from '../types.ts';
+import type { App, Handler, Services } from '../types.ts';
 
 const SignalQuery = Query({
   engine: Type.Optional(EngineParam),
@@ -19,32 +19,31 @@ const SignalQuery = Query({
   offset: Offset,
 });
 
-export function registerSignals(app: App, { db }: Services): void {
-  app.get(
-    '/api/v1/signals',
-    {
-      config: cached(access.read),
-      schema: {
-        tags: ['signals'],
-        summary: "Signals of an engine's current version ranked by signal_score, each with its contract",
-        querystring: SignalQuery,
-        response: { 200: SignalList, ...errorResponses(400) },
-      },
-    },
-    async (request, reply) => {
-      const q = request.query;
-      const engine = pickEngine(request, q.engine);
-      const list = await signalsJson(db, {
-        engine: engine.name,
-        withRationale: showsRationale(request),
-        engineVersion: engine.version,
-        minScore: q.min_score,
-        ticker: upper(q.ticker),
-        since: q.since,
-        limit: q.limit,
-        offset: q.offset,
-      });
-      return sendJson(reply, pageJson(list, q.limit, q.offset));
-    },
-  );
+const listSchema = {
+  tags: ['signals'],
+  summary: "Signals of an engine's current version ranked by signal_score, each with its contract",
+  querystring: SignalQuery,
+  response: { 200: SignalList, ...errorResponses(400) },
+};
+
+export function registerSignals(app: App, services: Services): void {
+  app.get('/api/v1/signals', { config: cached(access.read), schema: listSchema }, listSignals(services));
+}
+
+function listSignals({ db }: Services): Handler<typeof listSchema> {
+  return async (request, reply) => {
+    const q = request.query;
+    const engine = pickEngine(request, q.engine);
+    const list = await signalsJson(db, {
+      engine: engine.name,
+      withRationale: showsRationale(request),
+      engineVersion: engine.version,
+      minScore: q.min_score,
+      ticker: upper(q.ticker),
+      since: q.since,
+      limit: q.limit,
+      offset: q.offset,
+    });
+    return sendJson(reply, pageJson(list, q.limit, q.offset));
+  };
 }

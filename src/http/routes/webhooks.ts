@@ -1,5 +1,4 @@
-import type { FastifyContextConfig, FastifyRequest } from 'fastify';
-import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
 import {
   createWebhook,
   deleteWebhook,
@@ -10,10 +9,9 @@ import {
   type WebhookContext,
   webhookDeliveries,
 } from '../../webhooks/service.ts';
-import { type HostResolver, TargetPolicy } from '../../webhooks/target.ts';
 import { access, secret } from '../access.ts';
 import { errors } from '../errors.ts';
-import { errorResponses, Query } from '../schemas/common.ts';
+import { errorResponses, IdParams, Query } from '../schemas/common.ts';
 import {
   AttemptList,
   DeliveriesQuery,
@@ -25,220 +23,140 @@ import {
   WebhookList,
   WebhookResponse,
 } from '../schemas/webhooks.ts';
-import type { App, Services } from '../types.ts';
+import type { App, Handler, Services } from '../types.ts';
 
-const Id = (what: string) => Type.Object({ id: Type.String({ format: 'uuid', description: `${what} id` }) });
-const NoQuery = Query({});
+const listSchema = {
+  tags: ['webhooks'],
+  summary: 'List your webhooks',
+  querystring: PageQuery,
+  response: { 200: WebhookList },
+};
+
+const createSchema = {
+  tags: ['webhooks'],
+  summary: 'Register a webhook; the signing secret is in `secret`, once',
+  querystring: Query({}),
+  body: WebhookBody,
+  response: { 201: NewWebhookResponse, ...errorResponses(400, 403) },
+};
+
+const deleteSchema = {
+  tags: ['webhooks'],
+  summary: 'Delete a webhook (its deliveries stay listed); rotate a secret by deleting and creating',
+  params: IdParams('Webhook'),
+  querystring: Query({}),
+  response: { 200: WebhookResponse, ...errorResponses(400, 404) },
+};
+
+const enableSchema = {
+  tags: ['webhooks'],
+  summary:
+    'Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now',
+  params: IdParams('Webhook'),
+  querystring: Query({}),
+  response: { 200: WebhookResponse, ...errorResponses(400, 404, 409) },
+};
+
+const deliveriesSchema = {
+  tags: ['webhooks'],
+  summary: "A webhook's deliveries, newest first",
+  params: IdParams('Webhook'),
+  querystring: DeliveriesQuery,
+  response: { 200: DeliveryList, ...errorResponses(400, 404) },
+};
+
+const attemptsSchema = {
+  tags: ['webhooks'],
+  summary: "A delivery's attempts, every series, in order",
+  params: IdParams('Delivery'),
+  querystring: Query({}),
+  response: { 200: AttemptList, ...errorResponses(400, 404) },
+};
+
+const resendSchema = {
+  tags: ['webhooks'],
+  summary: 'Resend a delivery: a new attempt series with the same delivery id, due now',
+  params: IdParams('Delivery'),
+  querystring: Query({}),
+  response: { 202: DeliveryResponse, ...errorResponses(400, 404, 409) },
+};
+
+/**
+ * Webhooks (README "Webhooks"): these routes act on the key owner's webhooks; the admin routes
+ * (admin-webhooks.ts, admin-deliveries.ts) share their handlers to act on anyone's.
+ */
+export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
+  app.get('/api/v1/webhooks', { config: access.read, schema: listSchema }, async (request) =>
+    page(await userWebhooks(ctx, keyOwner(request), request.query), request.query),
+  );
+  app.post(
+    '/api/v1/webhooks',
+    { config: secret(access.write), schema: createSchema },
+    async (request, reply) => {
+      const created = await createWebhook(ctx, { userId: keyOwner(request), url: request.body.url });
+      return reply.code(201).send(created);
+    },
+  );
+  app.delete(
+    '/api/v1/webhooks/:id',
+    { config: access.write, schema: deleteSchema },
+    handleDelete(ctx, keyOwner),
+  );
+  app.post(
+    '/api/v1/webhooks/:id/enable',
+    { config: access.write, schema: enableSchema },
+    handleEnable(ctx, keyOwner),
+  );
+  app.get(
+    '/api/v1/webhooks/:id/deliveries',
+    { config: access.read, schema: deliveriesSchema },
+    handleDeliveries(ctx, keyOwner),
+  );
+  app.get(
+    '/api/v1/webhooks/deliveries/:id/attempts',
+    { config: access.read, schema: attemptsSchema },
+    handleAttempts(ctx, keyOwner),
+  );
+  app.post(
+    '/api/v1/webhooks/deliveries/:id/resend',
+    { config: access.write, schema: resendSchema },
+    handleResend(ctx, keyOwner),
+  );
+}
 
 /** The user a keyed request acts for; account routes only ever touch this user's webhooks. */
-function owner(request: FastifyRequest): string {
+function keyOwner(request: FastifyRequest): string {
   const principal = request.principal;
   if (!principal) throw errors.missingKey();
   return principal.user_id;
 }
 
-const page = <T>(data: T[], q: { limit: number; offset: number }) => ({
+/** Whose webhooks a request may touch; null for an admin acting on anyone's. */
+export type Owner = (request: FastifyRequest) => string | null;
+
+export const page = <T>(data: T[], q: { limit: number; offset: number }) => ({
   data,
   pagination: { limit: q.limit, offset: q.offset, count: data.length },
 });
 
-/**
- * Webhooks (README "Webhooks"): the account routes act on the key owner's webhooks, the admin
- * routes on anyone's; both go through the same service functions as the dashboard.
- */
-/** The webhook service context of an app: its database, secret key, target policy and DNS. */
-export function webhookContext(services: Services, resolve: HostResolver): WebhookContext {
-  return {
-    db: services.db,
-    secretKey: services.config.secretKey,
-    policy: new TargetPolicy(services.config.webhookAllowCidrs),
-    resolve,
-    now: services.now,
-  };
+export function handleDelete(ctx: WebhookContext, owner: Owner): Handler<typeof deleteSchema> {
+  return async (request) => ({ webhook: await deleteWebhook(ctx, request.params.id, owner(request)) });
 }
 
-export function registerWebhooks(app: App, ctx: WebhookContext): void {
-  registerAccountRoutes(app, ctx);
-  registerAdminRoutes(app, ctx);
+export function handleEnable(ctx: WebhookContext, owner: Owner): Handler<typeof enableSchema> {
+  return async (request) => ({ webhook: await reenableWebhook(ctx, request.params.id, owner(request)) });
 }
 
-function registerAccountRoutes(app: App, ctx: WebhookContext): void {
-  const tags = ['webhooks'];
-  app.get(
-    '/api/v1/webhooks',
-    {
-      config: access.read,
-      schema: { tags, summary: 'List your webhooks', querystring: PageQuery, response: { 200: WebhookList } },
-    },
-    async (request) => page(await userWebhooks(ctx, owner(request), request.query), request.query),
-  );
-
-  app.post(
-    '/api/v1/webhooks',
-    {
-      config: secret(access.write),
-      schema: {
-        tags,
-        summary: 'Register a webhook; the signing secret is in `secret`, once',
-        querystring: NoQuery,
-        body: WebhookBody,
-        response: { 201: NewWebhookResponse, ...errorResponses(400, 403) },
-      },
-    },
-    async (request, reply) => {
-      const created = await createWebhook(ctx, { userId: owner(request), url: request.body.url });
-      return reply.code(201).send(created);
-    },
-  );
-
-  registerWebhookOperations(app, ctx, {
-    tags,
-    webhook: '/api/v1/webhooks/:id',
-    delivery: '/api/v1/webhooks/deliveries/:id',
-    read: access.read,
-    write: access.write,
-    owner,
-    deleteNote: '; rotate a secret by deleting and creating',
-  });
+export function handleDeliveries(ctx: WebhookContext, owner: Owner): Handler<typeof deliveriesSchema> {
+  return async (request) =>
+    page(await webhookDeliveries(ctx, request.params.id, owner(request), request.query), request.query);
 }
 
-function registerAdminRoutes(app: App, ctx: WebhookContext): void {
-  const tags = ['admin'];
-  app.post(
-    '/api/v1/admin/users/:id/webhooks',
-    {
-      config: secret(access.admin),
-      schema: {
-        tags,
-        summary: 'Register a webhook for a user; the signing secret is in `secret`, once',
-        params: Id('User'),
-        querystring: NoQuery,
-        body: WebhookBody,
-        response: { 201: NewWebhookResponse, ...errorResponses(400, 403, 404) },
-      },
-    },
-    async (request, reply) => {
-      const created = await createWebhook(ctx, { userId: request.params.id, url: request.body.url });
-      return reply.code(201).send(created);
-    },
-  );
-
-  app.get(
-    '/api/v1/admin/users/:id/webhooks',
-    {
-      config: access.admin,
-      schema: {
-        tags,
-        summary: "A user's active webhooks",
-        params: Id('User'),
-        querystring: PageQuery,
-        response: { 200: WebhookList, ...errorResponses(400) },
-      },
-    },
-    async (request) => page(await userWebhooks(ctx, request.params.id, request.query), request.query),
-  );
-
-  registerWebhookOperations(app, ctx, {
-    tags,
-    webhook: '/api/v1/admin/webhooks/:id',
-    delivery: '/api/v1/admin/deliveries/:id',
-    read: access.admin,
-    write: access.admin,
-    owner: () => null,
-    deleteNote: '',
-  });
+export function handleAttempts(ctx: WebhookContext, owner: Owner): Handler<typeof attemptsSchema> {
+  return async (request) => ({ data: await deliveryAttempts(ctx, request.params.id, owner(request)) });
 }
 
-interface OperationRoutes {
-  tags: string[];
-  /** `…/:id` of one webhook and of one delivery. */
-  webhook: string;
-  delivery: string;
-  read: FastifyContextConfig;
-  write: FastifyContextConfig;
-  /** Whose webhooks the request may touch; null for an admin acting on anyone's. */
-  owner: (request: FastifyRequest) => string | null;
-  deleteNote: string;
-}
-
-/** Delete, re-enable, deliveries, attempts and resend: the same operations for the account and the admin API. */
-function registerWebhookOperations(app: App, ctx: WebhookContext, r: OperationRoutes): void {
-  const { tags } = r;
-  app.delete(
-    r.webhook,
-    {
-      config: r.write,
-      schema: {
-        tags,
-        summary: `Delete a webhook (its deliveries stay listed)${r.deleteNote}`,
-        params: Id('Webhook'),
-        querystring: NoQuery,
-        response: { 200: WebhookResponse, ...errorResponses(400, 404) },
-      },
-    },
-    async (request) => ({ webhook: await deleteWebhook(ctx, request.params.id, r.owner(request)) }),
-  );
-
-  app.post(
-    `${r.webhook}/enable`,
-    {
-      config: r.write,
-      schema: {
-        tags,
-        summary:
-          'Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now',
-        params: Id('Webhook'),
-        querystring: NoQuery,
-        response: { 200: WebhookResponse, ...errorResponses(400, 404, 409) },
-      },
-    },
-    async (request) => ({ webhook: await reenableWebhook(ctx, request.params.id, r.owner(request)) }),
-  );
-
-  app.get(
-    `${r.webhook}/deliveries`,
-    {
-      config: r.read,
-      schema: {
-        tags,
-        summary: "A webhook's deliveries, newest first",
-        params: Id('Webhook'),
-        querystring: DeliveriesQuery,
-        response: { 200: DeliveryList, ...errorResponses(400, 404) },
-      },
-    },
-    async (request) =>
-      page(await webhookDeliveries(ctx, request.params.id, r.owner(request), request.query), request.query),
-  );
-
-  app.get(
-    `${r.delivery}/attempts`,
-    {
-      config: r.read,
-      schema: {
-        tags,
-        summary: "A delivery's attempts, every series, in order",
-        params: Id('Delivery'),
-        querystring: NoQuery,
-        response: { 200: AttemptList, ...errorResponses(400, 404) },
-      },
-    },
-    async (request) => ({ data: await deliveryAttempts(ctx, request.params.id, r.owner(request)) }),
-  );
-
-  app.post(
-    `${r.delivery}/resend`,
-    {
-      config: r.write,
-      schema: {
-        tags,
-        summary: 'Resend a delivery: a new attempt series with the same delivery id, due now',
-        params: Id('Delivery'),
-        querystring: NoQuery,
-        response: { 202: DeliveryResponse, ...errorResponses(400, 404, 409) },
-      },
-    },
-    async (request, reply) =>
-      reply.code(202).send({ delivery: await resendDelivery(ctx, request.params.id, r.owner(request)) }),
-  );
+export function handleResend(ctx: WebhookContext, owner: Owner): Handler<typeof resendSchema> {
+  return async (request, reply) =>
+    reply.code(202).send({ delivery: await resendDelivery(ctx, request.params.id, owner(request)) });
 }

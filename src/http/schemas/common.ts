@@ -71,3 +71,7 @@ export const Query = <T extends TProperties>(properties: T) => {
 
 export const errorResponses = (...statuses: number[]) =>
   Object.fromEntries(statuses.map((status) => [status, ErrorEnvelope]));
+
+/** `:id` of a uuid-keyed resource, e.g. IdParams('Webhook'). */
+export const IdParams = (what: string) =>
+  Type.Object({ id: Type.String({ format: 'uuid', description: `${what} id` }) });

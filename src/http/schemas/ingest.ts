@@ -1,11 +1,6 @@
 import { Type } from 'typebox';
-import { createPipelineContext, type PipelineContext } from '../../pipeline/context.ts';
-import { ingestAwards } from '../../pipeline/ingest.ts';
-import { BULK_COLUMNS, MAX_AMOUNT, MAX_YEAR, MIN_YEAR, normalizeBulkItems } from '../../sources/awards.ts';
-import { listUnmatched } from '../../store/unmatched.ts';
-import { access } from '../access.ts';
-import { errorResponses, Limit, Offset, Pagination, Query } from '../schemas/common.ts';
-import type { App, Services } from '../types.ts';
+import { BULK_COLUMNS, MAX_AMOUNT, MAX_YEAR, MIN_YEAR } from '../../sources/awards.ts';
+import { Pagination } from './common.ts';
 
 /** Awards per call: about 15 MB of typical records, one pipeline run of a few seconds. */
 export const MAX_AWARDS_PER_CALL = 10_000;
@@ -55,12 +50,12 @@ const IngestItem = Type.Union([
   Type.Unknown({ description: 'Anything that is not an object is rejected with its index.' }),
 ]);
 
-const IngestBody = Type.Object(
+export const IngestBody = Type.Object(
   { awards: Type.Array(IngestItem, { maxItems: MAX_AWARDS_PER_CALL }) },
   { additionalProperties: false },
 );
 
-const IngestCounts = Type.Object({
+export const IngestCounts = Type.Object({
   received: Type.Integer({ description: 'Records in the request.' }),
   inserted: Type.Integer({ description: 'New contracts stored.' }),
   updated: Type.Integer({ description: 'Stored contracts whose source data changed.' }),
@@ -70,7 +65,7 @@ const IngestCounts = Type.Object({
   signals_created: Type.Integer({ description: 'Signal rows created (recomputes update rows in place).' }),
 });
 
-const UnmatchedList = Type.Object({
+export const UnmatchedList = Type.Object({
   data: Type.Array(
     Type.Object({
       name_norm: Type.String({ description: 'Normalized recipient name, the tally key.' }),
@@ -81,73 +76,3 @@ const UnmatchedList = Type.Object({
   ),
   pagination: Pagination,
 });
-
-/**
- * Building the resolver and loading the benchmark series takes about 0.6 s on the demo data, so calls
- * within a minute share one context: a new alias or candle reaches the admin ingest within a minute.
- */
-const CONTEXT_TTL_MS = 60_000;
-
-function sharedContext(build: () => Promise<PipelineContext>): () => Promise<PipelineContext> {
-  let cached: { at: number; ctx: Promise<PipelineContext> } | null = null;
-  return () => {
-    if (!cached || Date.now() - cached.at > CONTEXT_TTL_MS) {
-      const entry = { at: Date.now(), ctx: build() };
-      entry.ctx.catch(() => {
-        if (cached === entry) cached = null;
-      });
-      cached = entry;
-    }
-    return cached.ctx;
-  };
-}
-
-/** Admin ingest: awards through the pipeline in-process, and the curation list. */
-export function registerIngest(app: App, { db, config, now }: Services): void {
-  const context = sharedContext(() =>
-    // An ingest runs long statements (bulk loads, index builds): not under the request deadline.
-    createPipelineContext(db.withDeadline(0), { signalThreshold: config.signalThreshold, now }),
-  );
-  app.post(
-    '/api/v1/admin/ingest',
-    {
-      config: access.admin,
-      bodyLimit: 32 * 1024 * 1024,
-      schema: {
-        tags: ['admin'],
-        summary: `Ingest up to ${MAX_AWARDS_PER_CALL} award records through the pipeline`,
-        description:
-          'Upserts by award id (a changed record updates its contract and rescoring updates its signal rows), ' +
-          'resolves, classifies, places in the regime and scores with every engine. Bad records are skipped ' +
-          'and listed in `rejected` with their index; a repeated id keeps the record modified last.',
-        querystring: Query({}),
-        body: IngestBody,
-        response: { 200: IngestCounts, ...errorResponses(400, 413, 415) },
-      },
-    },
-    async (request) => {
-      const records = request.body.awards;
-      const { awards, rejected } = normalizeBulkItems(records);
-      const counts = await ingestAwards(await context(), awards);
-      return { ...counts, received: records.length, rejected };
-    },
-  );
-
-  app.get(
-    '/api/v1/admin/unmatched-recipients',
-    {
-      config: access.admin,
-      schema: {
-        tags: ['admin'],
-        summary: 'Recipients no ticker was found for, largest total value first (for alias curation)',
-        querystring: Query({ limit: Limit(1000, 100), offset: Offset }),
-        response: { 200: UnmatchedList, ...errorResponses(400) },
-      },
-    },
-    async (request) => {
-      const { limit, offset } = request.query;
-      const data = await listUnmatched(db, { limit, offset });
-      return { data, pagination: { limit, offset, count: data.length } };
-    },
-  );
-}

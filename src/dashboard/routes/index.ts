@@ -1,0 +1,31 @@
+import type { App, Services } from '../../http/types.ts';
+import { registerAdminUsers } from './admin-users.ts';
+import { registerDeliveries } from './deliveries.ts';
+import { registerKeys } from './keys.ts';
+import { registerMe } from './me.ts';
+import { registerSignin } from './signin.ts';
+import { registerSignout } from './signout.ts';
+import { registerSignup } from './signup.ts';
+import { registerStatic } from './static.ts';
+import { registerUsage } from './usage.ts';
+import { registerWebhooks } from './webhooks.ts';
+
+/**
+ * The dashboard: its page and assets (static.ts serves /dashboard and /dashboard/assets/:file from
+ * public/) and its JSON API, `/dashboard/api/<name>/…` in `<name>.ts` and `/dashboard/api/admin/<name>/…`
+ * in `admin-<name>.ts`. Each API route declares the session it needs; access.ts checks it, the Origin and
+ * the CSRF token of every state change. The routes call the same service functions as the API, so the
+ * rules (plans, maxima, webhook target vetting) are the same everywhere.
+ */
+export function registerDashboard(app: App, services: Services): void {
+  registerStatic(app);
+  registerSignup(app, services);
+  registerSignin(app, services);
+  registerSignout(app, services);
+  registerMe(app, services);
+  registerKeys(app, services);
+  registerUsage(app, services);
+  registerWebhooks(app, services);
+  registerDeliveries(app, services);
+  registerAdminUsers(app, services);
+}

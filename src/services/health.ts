@@ -1,0 +1,125 @@
+import { ENGINES } from '../domain/engines/index.ts';
+import type { RateLimiter } from '../infra/limiter.ts';
+import { type Db, isDatabaseUnavailable } from '../store/db.ts';
+import { type HealthFacts, healthFacts } from '../store/health.ts';
+
+/** /health answers within this even while a dependency hangs. */
+export const HEALTH_DEADLINE_MS = 800;
+
+/** A due webhook delivery waiting longer than this means no worker keeps up: `webhooks` fails. */
+export const WEBHOOK_LAG_LIMIT_S = 60;
+
+/** The scheduled ingest is overdue when it has saved no progress for this many intervals. */
+export const INGEST_OVERDUE_INTERVALS = 2;
+
+interface DatabaseCheck {
+  ok: boolean;
+  detail?: string;
+  facts?: HealthFacts;
+}
+
+/** The database answers within HEALTH_DEADLINE_MS (with the webhook and ingest facts, in one query). */
+async function databaseCheck(db: Db, ingestBaseUrl: string | null): Promise<DatabaseCheck> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<DatabaseCheck>((resolve) => {
+    timer = setTimeout(
+      () => resolve({ ok: false, detail: `no answer within ${HEALTH_DEADLINE_MS} ms` }),
+      HEALTH_DEADLINE_MS,
+    );
+  });
+  const answer = healthFacts(db, ingestBaseUrl).then(
+    (facts): DatabaseCheck => ({ ok: true, facts }),
+    (error: unknown): DatabaseCheck => ({
+      ok: false,
+      detail: isDatabaseUnavailable(error) ? 'unreachable or not accepting queries' : 'query failed',
+    }),
+  );
+  try {
+    return await Promise.race([answer, deadline]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function webhooksCheck(database: DatabaseCheck): { ok: boolean; detail?: string } {
+  if (!database.ok) return { ok: false, detail: 'unknown while the database is unavailable' };
+  const lag = database.facts?.webhookLagS ?? 0;
+  if (lag <= WEBHOOK_LAG_LIMIT_S) return { ok: true };
+  return {
+    ok: false,
+    detail: `the oldest due delivery has waited ${Math.round(lag)} s (limit ${WEBHOOK_LAG_LIMIT_S} s): is a worker running?`,
+  };
+}
+
+/**
+ * With INGEST_SCHEDULE set, the scheduled ingest must save progress (a page fetched) at least every
+ * INGEST_OVERDUE_INTERVALS intervals; before its first, the clock starts when this process did.
+ */
+function ingestCheck(
+  database: DatabaseCheck,
+  intervalMs: number | null,
+  startedAt: Date,
+  now: Date,
+): { ok: boolean; scheduled: boolean; last_progress_at: string | null; detail?: string } {
+  const last = database.facts?.ingestProgressAt ?? null;
+  if (intervalMs === null) return { ok: true, scheduled: false, last_progress_at: last };
+  if (!database.ok)
+    return {
+      ok: false,
+      scheduled: true,
+      last_progress_at: null,
+      detail: 'unknown while the database is unavailable',
+    };
+  const since = last ? new Date(last) : startedAt;
+  const waitedMs = now.getTime() - since.getTime();
+  if (waitedMs <= INGEST_OVERDUE_INTERVALS * intervalMs)
+    return { ok: true, scheduled: true, last_progress_at: last };
+  const minutes = (ms: number) => `${Math.round(ms / 60_000)} min`;
+  return {
+    ok: false,
+    scheduled: true,
+    last_progress_at: last,
+    detail:
+      `the scheduled ingest has saved no progress for ${minutes(waitedMs)} (schedule: every ${minutes(intervalMs)}): ` +
+      'is a worker running, and does USASpending answer? See the worker log.',
+  };
+}
+
+export interface HealthSources {
+  db: Db;
+  limiter: RateLimiter;
+  /** The USASpending base URL whose scheduled ingest is watched; null when no ingest is scheduled. */
+  ingestBaseUrl: string | null;
+  /** The ingest schedule's interval; null when none is set. */
+  ingestIntervalMs: number | null;
+  /** When this process started: the scheduled ingest's clock before its first progress. */
+  startedAt: Date;
+  now: () => Date;
+}
+
+/** Whether this instance can serve, component by component; `failing` names those that are not ok. */
+export async function checkHealth(sources: HealthSources) {
+  const { db, limiter, now } = sources;
+  const database = await databaseCheck(db, sources.ingestBaseUrl);
+  const webhooks = webhooksCheck(database);
+  const ingest = ingestCheck(database, sources.ingestIntervalMs, sources.startedAt, now());
+  const limits = limiter.state?.() ?? { ok: true, store: 'memory' };
+  const failing = [
+    ...(database.ok ? [] : ['db' as const]),
+    ...(limits.ok ? [] : ['limiter' as const]),
+    // Only when the database answered: otherwise `db` already says what is wrong.
+    ...(database.ok && !webhooks.ok ? ['webhooks' as const] : []),
+    ...(database.ok && !ingest.ok ? ['ingest' as const] : []),
+  ];
+  const engines = ENGINES.map(({ name, version, tier }) => ({ name, version, tier }));
+  return {
+    ok: failing.length === 0,
+    failing,
+    db: database.ok ? { ok: true } : { ok: false, detail: database.detail },
+    limiter: limits,
+    webhooks,
+    ingest,
+    engines,
+    now: now().toISOString(),
+  };
+}
