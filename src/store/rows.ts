@@ -190,8 +190,7 @@ const CLOSE = 0x5d;
  * API's objects: `[["agency",10,1,10,"…"]]` becomes `[{"rule":"agency","weight":10,…,"detail":"…"}]`,
  * the fields' text copied as stored. The bytes are scanned, not parsed: the brackets and commas between
  * fields are found by skipping strings. No string holds the key's text (its quotes would be escaped), so
- * every match is a key. PostgreSQL's JSON functions took 40-55 µs a signal for this rewrite, about eight
- * times what parsing and re-serialising cost in node.
+ * every match is a key. Why in node: docs/EVALUATION.md#rationales-widened-in-node.
  */
 export function widenRationales(json: string): string {
   let at = json.indexOf(RATIONALE_KEY);

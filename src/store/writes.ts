@@ -195,10 +195,9 @@ export const joinIds = (ids: readonly string[]): string => [...new Set(ids)].joi
 
 /**
  * The stored contracts among the ids in `param` (see `joinIds`), as a FROM item `c` holding `select`
- * (over `contracts c`): one primary-key lookup per id. Given tens of thousands of ids in an `= ANY`,
- * the planner scans the whole table instead (it prices each lookup as a read from disk), and a scan
- * grows with the table: on 1.3 M contracts a 50,000-id probe took 190–220 ms on three processes
- * that way, 75 ms on one by lookups. `OFFSET 0` keeps the lookups from being merged into a join.
+ * (over `contracts c`): one primary-key lookup per id, never the whole-table scan an `= ANY` of tens of
+ * thousands of ids gets (docs/EVALUATION.md#stored-id-probes). `OFFSET 0` keeps the lookups from being
+ * merged into a join.
  */
 export const storedContractsAmong = (param: string, select: string): string =>
   `unnest(string_to_array(${param}, E'\\n')) AS probe(id)
