@@ -11,17 +11,13 @@ import {
 } from '../../webhooks/service.ts';
 import { access, secret } from '../access.ts';
 import { errors } from '../errors.ts';
-import { errorResponses, IdParams, Query } from '../schemas/common.ts';
+import { errorResponses, Query } from '../schemas/common.ts';
 import {
-  AttemptList,
-  DeliveriesQuery,
-  DeliveryList,
-  DeliveryResponse,
   NewWebhookResponse,
+  oneWebhookSchemas,
   PageQuery,
   WebhookBody,
   WebhookList,
-  WebhookResponse,
 } from '../schemas/webhooks.ts';
 import type { App, Handler, Services } from '../types.ts';
 
@@ -40,46 +36,8 @@ const createSchema = {
   response: { 201: NewWebhookResponse, ...errorResponses(400, 403) },
 };
 
-const deleteSchema = {
-  tags: ['webhooks'],
-  summary: 'Delete a webhook (its deliveries stay listed); rotate a secret by deleting and creating',
-  params: IdParams('Webhook'),
-  querystring: Query({}),
-  response: { 200: WebhookResponse, ...errorResponses(400, 404) },
-};
-
-const enableSchema = {
-  tags: ['webhooks'],
-  summary:
-    'Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now',
-  params: IdParams('Webhook'),
-  querystring: Query({}),
-  response: { 200: WebhookResponse, ...errorResponses(400, 404, 409) },
-};
-
-const deliveriesSchema = {
-  tags: ['webhooks'],
-  summary: "A webhook's deliveries, newest first",
-  params: IdParams('Webhook'),
-  querystring: DeliveriesQuery,
-  response: { 200: DeliveryList, ...errorResponses(400, 404) },
-};
-
-const attemptsSchema = {
-  tags: ['webhooks'],
-  summary: "A delivery's attempts, every series, in order",
-  params: IdParams('Delivery'),
-  querystring: Query({}),
-  response: { 200: AttemptList, ...errorResponses(400, 404) },
-};
-
-const resendSchema = {
-  tags: ['webhooks'],
-  summary: 'Resend a delivery: a new attempt series with the same delivery id, due now',
-  params: IdParams('Delivery'),
-  querystring: Query({}),
-  response: { 202: DeliveryResponse, ...errorResponses(400, 404, 409) },
-};
+const one = oneWebhookSchemas('webhooks');
+type One = typeof one;
 
 /**
  * Webhooks (README "Webhooks"): these routes act on the key owner's webhooks; the admin routes
@@ -99,27 +57,27 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
   );
   app.delete(
     '/api/v1/webhooks/:id',
-    { config: access.write, schema: deleteSchema },
+    { config: access.write, schema: one.delete },
     handleDelete(ctx, keyOwner),
   );
   app.post(
     '/api/v1/webhooks/:id/enable',
-    { config: access.write, schema: enableSchema },
+    { config: access.write, schema: one.enable },
     handleEnable(ctx, keyOwner),
   );
   app.get(
     '/api/v1/webhooks/:id/deliveries',
-    { config: access.read, schema: deliveriesSchema },
+    { config: access.read, schema: one.deliveries },
     handleDeliveries(ctx, keyOwner),
   );
   app.get(
     '/api/v1/webhooks/deliveries/:id/attempts',
-    { config: access.read, schema: attemptsSchema },
+    { config: access.read, schema: one.attempts },
     handleAttempts(ctx, keyOwner),
   );
   app.post(
     '/api/v1/webhooks/deliveries/:id/resend',
-    { config: access.write, schema: resendSchema },
+    { config: access.write, schema: one.resend },
     handleResend(ctx, keyOwner),
   );
 }
@@ -134,29 +92,32 @@ function keyOwner(request: FastifyRequest): string {
 /** Whose webhooks a request may touch; null for an admin acting on anyone's. */
 export type Owner = (request: FastifyRequest) => string | null;
 
+/** Anyone's webhook or delivery: the admin routes use the account routes' handlers with no owner to check. */
+export const anyone: Owner = () => null;
+
 export const page = <T>(data: T[], q: { limit: number; offset: number }) => ({
   data,
   pagination: { limit: q.limit, offset: q.offset, count: data.length },
 });
 
-export function handleDelete(ctx: WebhookContext, owner: Owner): Handler<typeof deleteSchema> {
+export function handleDelete(ctx: WebhookContext, owner: Owner): Handler<One['delete']> {
   return async (request) => ({ webhook: await deleteWebhook(ctx, request.params.id, owner(request)) });
 }
 
-export function handleEnable(ctx: WebhookContext, owner: Owner): Handler<typeof enableSchema> {
+export function handleEnable(ctx: WebhookContext, owner: Owner): Handler<One['enable']> {
   return async (request) => ({ webhook: await reenableWebhook(ctx, request.params.id, owner(request)) });
 }
 
-export function handleDeliveries(ctx: WebhookContext, owner: Owner): Handler<typeof deliveriesSchema> {
+export function handleDeliveries(ctx: WebhookContext, owner: Owner): Handler<One['deliveries']> {
   return async (request) =>
     page(await webhookDeliveries(ctx, request.params.id, owner(request), request.query), request.query);
 }
 
-export function handleAttempts(ctx: WebhookContext, owner: Owner): Handler<typeof attemptsSchema> {
+export function handleAttempts(ctx: WebhookContext, owner: Owner): Handler<One['attempts']> {
   return async (request) => ({ data: await deliveryAttempts(ctx, request.params.id, owner(request)) });
 }
 
-export function handleResend(ctx: WebhookContext, owner: Owner): Handler<typeof resendSchema> {
+export function handleResend(ctx: WebhookContext, owner: Owner): Handler<One['resend']> {
   return async (request, reply) =>
     reply.code(202).send({ delivery: await resendDelivery(ctx, request.params.id, owner(request)) });
 }

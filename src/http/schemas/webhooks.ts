@@ -1,6 +1,15 @@
 import { Type } from 'typebox';
 import { DELIVERY_STATUSES, WEBHOOK_STATES } from '../../store/webhooks.ts';
-import { Limit, Nullable, Offset, Pagination, Query, StringEnum } from './common.ts';
+import {
+  errorResponses,
+  IdParams,
+  Limit,
+  Nullable,
+  Offset,
+  Pagination,
+  Query,
+  StringEnum,
+} from './common.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
 
@@ -91,3 +100,51 @@ export const DeliveriesQuery = Query({
   offset: Offset,
   status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
 });
+
+/**
+ * The operations on one webhook or delivery: the same for its owner (`webhooks`) and for an admin
+ * acting on anyone's (`admin`), but for the tag they are listed under.
+ */
+export function oneWebhookSchemas(tag: 'webhooks' | 'admin') {
+  return {
+    delete: {
+      tags: [tag],
+      summary:
+        tag === 'webhooks'
+          ? 'Delete a webhook (its deliveries stay listed); rotate a secret by deleting and creating'
+          : 'Delete a webhook (its deliveries stay listed)',
+      params: IdParams('Webhook'),
+      querystring: Query({}),
+      response: { 200: WebhookResponse, ...errorResponses(400, 404) },
+    },
+    enable: {
+      tags: [tag],
+      summary:
+        'Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now',
+      params: IdParams('Webhook'),
+      querystring: Query({}),
+      response: { 200: WebhookResponse, ...errorResponses(400, 404, 409) },
+    },
+    deliveries: {
+      tags: [tag],
+      summary: "A webhook's deliveries, newest first",
+      params: IdParams('Webhook'),
+      querystring: DeliveriesQuery,
+      response: { 200: DeliveryList, ...errorResponses(400, 404) },
+    },
+    attempts: {
+      tags: [tag],
+      summary: "A delivery's attempts, every series, in order",
+      params: IdParams('Delivery'),
+      querystring: Query({}),
+      response: { 200: AttemptList, ...errorResponses(400, 404) },
+    },
+    resend: {
+      tags: [tag],
+      summary: 'Resend a delivery: a new attempt series with the same delivery id, due now',
+      params: IdParams('Delivery'),
+      querystring: Query({}),
+      response: { 202: DeliveryResponse, ...errorResponses(400, 404, 409) },
+    },
+  };
+}
