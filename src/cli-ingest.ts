@@ -8,12 +8,19 @@ import { parseArgs } from 'node:util';
 import { CommandFailed, say, withDb } from './cli-errors.ts';
 import { type Config, ConfigError } from './config.ts';
 import { ENGINES, engineNames, getEngine } from './domain/engines/index.ts';
+import { ingestAnnouncements } from './pipeline/announcements.ts';
 import { createPipelineContext } from './pipeline/context.ts';
 import { FileFormatError, type FileRejection, importAwardFile, importCandleFile } from './pipeline/import.ts';
 import { summary } from './pipeline/ingest.ts';
 import { scoreStored } from './pipeline/score.ts';
 import { runUsaspending } from './pipeline/usaspending.ts';
+import {
+  type AnnouncementFileResult,
+  parseAnnouncementsCsv,
+  splitAnnouncementPage,
+} from './sources/announcements.ts';
 import { isIsoDate } from './sources/candles.ts';
+import { readTextFile } from './sources/files.ts';
 import { UsaspendingClient, UsaspendingError } from './sources/usaspending-client.ts';
 import { type Db, describeDatabaseError } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -160,7 +167,51 @@ async function ingestCommand(args: string[], config: Config): Promise<void> {
     });
     return ingestCandles(values.file, values.ticker, config);
   }
-  throw new ConfigError('arguments', 'use ingest usaspending … or ingest candles --file F --ticker T');
+  if (source === 'announcements') {
+    const { values } = parseArgs({
+      args: rest,
+      options: { file: { type: 'string' }, date: { type: 'string' } },
+    });
+    return ingestAnnouncementFile(values.file, values.date, config);
+  }
+  throw new ConfigError(
+    'arguments',
+    'use ingest usaspending …, ingest candles --file F --ticker T or ingest announcements --file F [--date D]',
+  );
+}
+
+/**
+ * DoD contract announcements: a CSV of paragraphs (`announcement_date,section,paragraph_no,text`, or
+ * `announcement,date`), or one day's page as plain text with `--date`.
+ */
+async function ingestAnnouncementFile(
+  file: string | undefined,
+  date: string | undefined,
+  config: Config,
+): Promise<void> {
+  if (!file) throw new ConfigError('arguments', 'ingest announcements needs --file F');
+  if (date !== undefined && !isIsoDate(date))
+    throw new ConfigError('--date', `expected YYYY-MM-DD, got "${date}"`);
+  await checkFile(file);
+  const text = await readTextFile(file);
+  const csv = date === undefined;
+  let read: AnnouncementFileResult;
+  try {
+    read = csv
+      ? parseAnnouncementsCsv(text)
+      : { paragraphs: splitAnnouncementPage(date, text), rejected: [] };
+  } catch (error) {
+    throw new CommandFailed(`${file}: ${(error as Error).message} (a page of plain text needs --date)`);
+  }
+  for (const r of read.rejected.slice(0, SHOWN_REJECTIONS)) say(`  rejected line ${r.line}: ${r.message}`);
+  await withMigratedDb(config, async (db) => {
+    const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold });
+    const c = await ingestAnnouncements(ctx, read.paragraphs, say);
+    say(
+      `ingest: ${file}: ${c.paragraphs} paragraphs, ${c.announced} announcing an action, ${c.events} awardee events ` +
+        `(${c.matched} matched), ${c.linked} linked to awards, ${read.rejected.length} rejected, ${c.signals_created} signals created`,
+    );
+  });
 }
 
 async function ingestCandles(

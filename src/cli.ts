@@ -41,6 +41,9 @@ commands:
                                  an interrupted run resumes from its checkpoint when run again
   ingest candles --file F --ticker T
                                  import daily candles (date,open,high,low,close[,adj_close],volume)
+  ingest announcements --file F [--date YYYY-MM-DD]
+                                 DoD contract announcements: a CSV of paragraphs (.gz accepted), or
+                                 one day's "Contracts for" page as plain text with --date
   score [--engine E] [--all]     score contracts without a signal for the engine's current version
                                  (--all: rescore every matched contract)
   unmatched [--limit N] [--json] recipients without a ticker, largest total value first

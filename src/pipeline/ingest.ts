@@ -5,6 +5,7 @@
  */
 import { classify } from '../domain/classifier.ts';
 import type { AwardRecord, ClassificationLabel } from '../domain/types.ts';
+import { linkAnnouncements } from '../store/announcements.ts';
 import { type ScoredContract, storedAndUnscored } from '../store/contracts.ts';
 import type { Queryable } from '../store/db.ts';
 import { addUnmatched, type UnmatchedRecipient } from '../store/unmatched.ts';
@@ -98,6 +99,12 @@ export async function ingestAwards(
         ctx.db.transaction(async (tx) => {
           const rows = await upsertContracts(tx, batch, ctx.now(), options.stored);
           await tallyUnmatched(tx, batch, new Set(rows.filter((r) => r.inserted).map((r) => r.id)));
+          // An award announced earlier takes the announcement's time before it is scored, so its signal
+          // does not announce it a second time.
+          await linkAnnouncements(
+            tx,
+            rows.map((r) => r.id),
+          );
           return rows;
         }),
       (written) => {

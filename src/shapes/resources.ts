@@ -7,8 +7,15 @@ import { type Static, Type } from 'typebox';
 import { CLASSIFICATION_LABELS, REGIME_NAMES } from '../domain/types.ts';
 import { Nullable, StringEnum } from './schema.ts';
 
+export const CONTRACT_SOURCES = ['usaspending', 'announcement'] as const;
+/** An announcement and an award are linked by the contract number (PIID) both name, and the ticker when both have one. */
+export const LINK_METHODS = ['contract_number_and_ticker', 'contract_number'] as const;
+
 export const Contract = Type.Object({
-  id: Type.String({ description: 'USASpending generated award id, prefix CONT_AWD_.' }),
+  id: Type.String({
+    description:
+      'USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>.',
+  }),
   ticker: Type.String({ description: 'Ticker the recipient resolves to.' }),
   recipient_name: Type.String(),
   award_date: Type.String({ format: 'date' }),
@@ -21,6 +28,28 @@ export const Contract = Type.Object({
   nlp_classification: StringEnum(CLASSIFICATION_LABELS),
   match_confidence: Type.Number({ minimum: 0, maximum: 1 }),
   match_method: Type.String({ description: 'exact_alias, parent_alias or fuzzy.' }),
+  source: StringEnum(CONTRACT_SOURCES, {
+    description:
+      'usaspending: an award record; announcement: an awardee of a DoD daily contract announcement.',
+  }),
+  announced_at: Nullable(
+    Type.String({
+      format: 'date-time',
+      description:
+        'When the Department of Defense announced it (17:00 New York time of the announcement date); for an award, its linked announcement’s.',
+    }),
+  ),
+  first_seen_at: Type.String({ format: 'date-time', description: 'When the event reached this service.' }),
+  available_at: Type.String({
+    format: 'date-time',
+    description: 'When the public could first know it: announced_at when announced, else first_seen_at.',
+  }),
+  linked_id: Nullable(
+    Type.String({
+      description: 'The other side of an announcement ↔ award link (a CONT_AWD_ or DOD_ANN_ id).',
+    }),
+  ),
+  link_method: Nullable(StringEnum(LINK_METHODS, { description: 'How the link was made.' })),
 });
 export type ContractDto = Static<typeof Contract>;
 

@@ -21,6 +21,9 @@ export interface EventFilter {
   classification?: string;
   from?: string;
   to?: string;
+  source?: string;
+  availableFrom?: string;
+  availableTo?: string;
   limit: number;
   offset: number;
 }
@@ -79,7 +82,10 @@ export function eventPage(filter: Omit<EventFilter, 'withRationale'>): { from: s
     .add((p) => `lower(c.awarding_agency) = lower(${p})`, filter.agency)
     .add((p) => `c.nlp_classification = ${p}`, filter.classification)
     .add((p) => `c.award_date >= ${p}::date`, filter.from)
-    .add((p) => `c.award_date <= ${p}::date`, filter.to);
+    .add((p) => `c.award_date <= ${p}::date`, filter.to)
+    .add((p) => `c.source = ${p}`, filter.source)
+    .add((p) => `c.available_at >= ${p}::timestamptz`, filter.availableFrom)
+    .add((p) => `c.available_at <= ${p}::timestamptz`, filter.availableTo);
   where.clauses.unshift('c.ticker IS NOT NULL');
   const engine = where.next(filter.engine);
   const limit = where.next(filter.limit);

@@ -4,7 +4,8 @@ import { type JsonList, jsonInteger, jsonNumber, jsonObject, jsonString, jsonTim
 
 /** Column lists shared by every query that returns contracts or signals, so rows map one way. */
 export const CONTRACT_COLUMNS = `c.id, c.ticker, c.recipient_name, c.award_date, c.contract_value, c.awarding_agency,
-  c.awarding_sub_agency, c.description, c.naics, c.psc, c.nlp_classification, c.match_confidence, c.match_method`;
+  c.awarding_sub_agency, c.description, c.naics, c.psc, c.nlp_classification, c.match_confidence, c.match_method,
+  c.source, c.announced_at, c.first_seen_at, c.available_at, c.linked_id, c.link_method`;
 
 export const SIGNAL_COLUMNS = `s.id AS s_id, s.contract_id AS s_contract_id, s.engine_name AS s_engine_name,
   s.engine_version AS s_engine_version, s.engine_tier AS s_engine_tier, s.signal_score AS s_signal_score,
@@ -33,6 +34,12 @@ export const CONTRACT_JSON = jsonObject([
   ['nlp_classification', jsonString('c.nlp_classification')],
   ['match_confidence', jsonNumber('c.match_confidence')],
   ['match_method', jsonString('c.match_method')],
+  ['source', jsonString('c.source')],
+  ['announced_at', jsonTimestamp('c.announced_at')],
+  ['first_seen_at', jsonTimestamp('c.first_seen_at')],
+  ['available_at', jsonTimestamp('c.available_at')],
+  ['linked_id', jsonString('c.linked_id')],
+  ['link_method', jsonString('c.link_method')],
 ]);
 
 const SIGNAL_FIELDS: [string, string][] = [
@@ -90,6 +97,12 @@ export function toContract(row: ContractRow): ContractDto {
     nlp_classification: row.nlp_classification,
     match_confidence: row.match_confidence,
     match_method: row.match_method,
+    source: row.source,
+    announced_at: row.announced_at,
+    first_seen_at: row.first_seen_at,
+    available_at: row.available_at,
+    linked_id: row.linked_id,
+    link_method: row.link_method,
   };
 }
 

@@ -21,6 +21,8 @@ export interface SignalFilter {
   minScore?: number;
   ticker?: string;
   since?: string;
+  availableFrom?: string;
+  availableTo?: string;
   limit: number;
   offset: number;
 }
@@ -61,7 +63,17 @@ export function signalPage(filter: Omit<SignalFilter, 'withRationale'>): { from:
   where
     .add((p) => `s.signal_score >= ${p}`, filter.minScore)
     .add((p) => `s.ticker = ${p}`, filter.ticker)
-    .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since);
+    .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since)
+    .add(
+      (p) =>
+        `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.available_at >= ${p}::timestamptz)`,
+      filter.availableFrom,
+    )
+    .add(
+      (p) =>
+        `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.available_at <= ${p}::timestamptz)`,
+      filter.availableTo,
+    );
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
   return {
@@ -87,13 +99,20 @@ export async function latestSignal(
   return row ? toSignal(row) : null;
 }
 
-/** The signals of `ids` with their contracts, in creation order. */
+/**
+ * The signals of `ids` with their contracts, in creation order. `announced_before`: the event was made
+ * public already by the other side of its link — an award linked to its announcement, or an
+ * announcement of an award that was stored first (their links point at each other).
+ */
 export function signalsWithContracts(
   db: Queryable,
   ids: readonly string[],
-): Promise<(ContractRow & SignalRow)[]> {
-  return db.query<ContractRow & SignalRow>(
-    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS} FROM signals s JOIN contracts c ON c.id = s.contract_id
+): Promise<(ContractRow & SignalRow & { announced_before: boolean })[]> {
+  return db.query<ContractRow & SignalRow & { announced_before: boolean }>(
+    `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS},
+       c.linked_id IS NOT NULL AND (c.source = 'usaspending'
+         OR EXISTS (SELECT 1 FROM contracts o WHERE o.id = c.linked_id AND o.linked_id = c.id)) AS announced_before
+     FROM signals s JOIN contracts c ON c.id = s.contract_id
      WHERE s.id = ANY($1::uuid[]) ORDER BY s.computed_at, s.id`,
     [ids],
   );

@@ -50,6 +50,8 @@ export async function enqueueSignalCreated(
     suspended: boolean;
   }[] = [];
   for (const row of rows) {
+    // The same action announced twice (the evening's announcement, months later its award) is one event.
+    if (row.announced_before) continue;
     const full = toSignal(row);
     if (!full) continue;
     const { rationale: _rationale, ...signal } = full;

@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
 import { CLASSIFICATION_LABELS } from '../../domain/types.ts';
+import { CONTRACT_SOURCES } from '../../shapes/resources.ts';
 import { eventsJson } from '../../store/events.ts';
 import { access, cached } from '../access.ts';
 import { showsRationale } from '../auth.ts';
@@ -30,6 +31,16 @@ export const EventQuery = Query({
   ),
   from: Type.Optional(DateString('Award date on or after.')),
   to: Type.Optional(DateString('Award date on or before.')),
+  source: Type.Optional(StringEnum(CONTRACT_SOURCES, { description: 'Only events of this source.' })),
+  available_from: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: 'available_at on or after (ISO 8601): what was public by then.',
+    }),
+  ),
+  available_to: Type.Optional(
+    Type.String({ format: 'date-time', description: 'available_at on or before (ISO 8601).' }),
+  ),
   limit: Limit(200, 50),
   offset: Offset,
 });
@@ -54,6 +65,8 @@ export function listEvents({ db }: Services): Handler<typeof listSchema> {
     const list = await eventsJson(db, {
       ...q,
       ticker: upper(q.ticker),
+      availableFrom: q.available_from,
+      availableTo: q.available_to,
       engine: engine.name,
       withRationale: showsRationale(request),
     });

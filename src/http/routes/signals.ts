@@ -15,6 +15,15 @@ const SignalQuery = Query({
   since: Type.Optional(
     Type.String({ format: 'date-time', description: 'Lower bound on computed_at (ISO 8601).' }),
   ),
+  available_from: Type.Optional(
+    Type.String({
+      format: 'date-time',
+      description: "The contract's available_at on or after (ISO 8601): when its news was public.",
+    }),
+  ),
+  available_to: Type.Optional(
+    Type.String({ format: 'date-time', description: "The contract's available_at on or before (ISO 8601)." }),
+  ),
   limit: Limit(200, 50),
   offset: Offset,
 });
@@ -41,6 +50,8 @@ function listSignals({ db }: Services): Handler<typeof listSchema> {
       minScore: q.min_score,
       ticker: upper(q.ticker),
       since: q.since,
+      availableFrom: q.available_from,
+      availableTo: q.available_to,
       limit: q.limit,
       offset: q.offset,
     });

@@ -1,0 +1,113 @@
+/**
+ * Announcements through the one pipeline: read (sources/announcements.ts) → store the paragraphs →
+ * each awardee of an announced action becomes an event (resolve, classify, store: ingest.ts) carrying
+ * the announcement's time → link events and awards naming the same contract number → score
+ * (score.ts). A signal created here fires `signal.created` the evening of the announcement; the award,
+ * when USASpending publishes it months later, is linked to it and sends nothing again.
+ */
+import type { AwardRecord } from '../domain/types.ts';
+import { type AnnouncementParagraph, parseParagraph } from '../sources/announcements.ts';
+import {
+  type AnnouncementRow,
+  announcementId,
+  linkAnnouncements,
+  markAnnounced,
+  upsertAnnouncements,
+} from '../store/announcements.ts';
+import type { ScoredContract } from '../store/contracts.ts';
+import type { PipelineContext } from './context.ts';
+import { ingestAwards } from './ingest.ts';
+import { scoreContracts } from './score.ts';
+
+export interface AnnouncementCounts {
+  paragraphs: number;
+  /** Paragraphs that announce an action with a value (the rest: footnotes, corrections, fragments). */
+  announced: number;
+  /** Awardee events stored (new or changed), matched to a ticker or not. */
+  events: number;
+  matched: number;
+  linked: number;
+  signals_created: number;
+}
+
+/** The agency every announcement on these pages comes from. */
+const AGENCY = 'Department of Defense';
+const MAX_DESCRIPTION = 10_000;
+const BATCH = 2000;
+
+/** One event per awardee; a shared ceiling is split evenly, so a group's events add up to it once. */
+function eventsOf(row: AnnouncementRow): { award: AwardRecord; piids: string[] }[] {
+  const { parsed } = row;
+  if (parsed.kind === 'other' || parsed.faceValue === null || parsed.awardees.length === 0) return [];
+  const share = Math.round(parsed.faceValue / parsed.awardees.length);
+  return parsed.awardees.map((awardee, i) => ({
+    award: {
+      id: `${row.id}_${i + 1}`,
+      piid: awardee.contractNumbers[0] ?? parsed.contractNumbers[0] ?? null,
+      recipientName: awardee.name.slice(0, 500),
+      recipientUei: null,
+      parentName: null,
+      parentUei: null,
+      awardingAgency: AGENCY,
+      awardingSubAgency: row.section ? row.section.slice(0, 500) : null,
+      value: share,
+      awardDate: row.date,
+      description: row.text.slice(0, MAX_DESCRIPTION),
+      naics: null,
+      psc: null,
+      sourceModifiedAt: null,
+    },
+    piids: (awardee.contractNumbers.length > 0 ? awardee.contractNumbers : parsed.contractNumbers).map((n) =>
+      n.replace(/-/g, ''),
+    ),
+  }));
+}
+
+export async function ingestAnnouncements(
+  ctx: PipelineContext,
+  paragraphs: readonly AnnouncementParagraph[],
+  log?: (line: string) => void,
+): Promise<AnnouncementCounts> {
+  const counts: AnnouncementCounts = {
+    paragraphs: paragraphs.length,
+    announced: 0,
+    events: 0,
+    matched: 0,
+    linked: 0,
+    signals_created: 0,
+  };
+  const toScore: ScoredContract[] = [];
+  for (let start = 0; start < paragraphs.length; start += BATCH) {
+    const rows: AnnouncementRow[] = paragraphs.slice(start, start + BATCH).map((p) => ({
+      id: announcementId(p.date, p.paragraphNo),
+      date: p.date,
+      section: p.section,
+      paragraphNo: p.paragraphNo,
+      text: p.text,
+      parsed: parseParagraph(p.text),
+    }));
+    await ctx.db.transaction((tx) => upsertAnnouncements(tx, rows));
+    const events = rows.flatMap((row) => eventsOf(row).map((e) => ({ ...e, announcementId: row.id })));
+    counts.announced += rows.filter((row) => eventsOf(row).length > 0).length;
+    const stored = await ingestAwards(
+      ctx,
+      events.map((e) => e.award),
+      { score: false, onUnscored: (contracts) => toScore.push(...contracts) },
+    );
+    counts.events += stored.inserted + stored.updated;
+    counts.matched += stored.matched;
+    await ctx.db.transaction(async (tx) => {
+      await markAnnounced(
+        tx,
+        events.map((e) => ({ id: e.award.id, announcementId: e.announcementId, piids: e.piids })),
+      );
+      counts.linked += await linkAnnouncements(
+        tx,
+        events.map((e) => e.award.id),
+      );
+    });
+    log?.(`announcements: ${Math.min(start + BATCH, paragraphs.length)}/${paragraphs.length} paragraphs`);
+  }
+  counts.signals_created = await scoreContracts(ctx, toScore);
+  return counts;
+}

@@ -1,0 +1,139 @@
+/**
+ * DoD contract announcements: the paragraphs as read, their awardees' events (rows of `contracts`
+ * with DOD_ANN_ ids) and the links between an announced event and the USASpending award it became.
+ */
+import type { AnnouncementKind, ParsedParagraph } from '../sources/announcements.ts';
+import type { Queryable } from './db.ts';
+
+export interface AnnouncementRow {
+  id: string;
+  date: string;
+  section: string;
+  paragraphNo: number;
+  text: string;
+  parsed: ParsedParagraph;
+}
+
+/** `DOD_ANN_<date>_<paragraph, 4 digits>`; an awardee's event appends `_<position>`. */
+export const announcementId = (date: string, paragraphNo: number): string =>
+  `DOD_ANN_${date}_${String(paragraphNo).padStart(4, '0')}`;
+
+/**
+ * Stores paragraphs (a paragraph read again keeps its first_seen_at; its fields follow the parser).
+ * Returns the ids whose row was new or changed.
+ */
+export async function upsertAnnouncements(
+  tx: Queryable,
+  rows: readonly AnnouncementRow[],
+): Promise<Set<string>> {
+  if (rows.length === 0) return new Set();
+  const records = [...rows]
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map((r) => ({
+      id: r.id,
+      announced_on: r.date,
+      section: r.section,
+      paragraph_no: r.paragraphNo,
+      text: r.text,
+      kind: r.parsed.kind,
+      face_value: r.parsed.faceValue,
+      obligated_at_award: r.parsed.obligatedAtAward,
+      contract_numbers: r.parsed.contractNumbers,
+      modification_number: r.parsed.modificationNumber,
+      contract_types: r.parsed.contractTypes,
+      competed: r.parsed.competition.competed,
+      offers: r.parsed.competition.offers,
+      contracting_activity: r.parsed.contractingActivity,
+      multiple_award: r.parsed.multipleAward,
+      awardees: r.parsed.awardees,
+    }));
+  const written = await tx.query<{ id: string }>(
+    `INSERT INTO announcements (id, announced_on, announced_at, section, paragraph_no, text, kind, face_value,
+       obligated_at_award, contract_numbers, modification_number, contract_types, competed, offers,
+       contracting_activity, multiple_award, awardees)
+     SELECT u.id, u.announced_on, (u.announced_on + time '17:00') AT TIME ZONE 'America/New_York', u.section,
+       u.paragraph_no, u.text, u.kind, u.face_value, u.obligated_at_award,
+       ARRAY(SELECT jsonb_array_elements_text(u.contract_numbers)), u.modification_number,
+       ARRAY(SELECT jsonb_array_elements_text(u.contract_types)), u.competed, u.offers, u.contracting_activity,
+       u.multiple_award, u.awardees
+     FROM jsonb_to_recordset($1::jsonb) AS u(id text, announced_on date, section text, paragraph_no int, text text,
+       kind text, face_value bigint, obligated_at_award bigint, contract_numbers jsonb, modification_number text,
+       contract_types jsonb, competed boolean, offers int, contracting_activity text, multiple_award boolean,
+       awardees jsonb)
+     ON CONFLICT (id) DO UPDATE SET section = EXCLUDED.section, text = EXCLUDED.text, kind = EXCLUDED.kind,
+       face_value = EXCLUDED.face_value, obligated_at_award = EXCLUDED.obligated_at_award,
+       contract_numbers = EXCLUDED.contract_numbers, modification_number = EXCLUDED.modification_number,
+       contract_types = EXCLUDED.contract_types, competed = EXCLUDED.competed, offers = EXCLUDED.offers,
+       contracting_activity = EXCLUDED.contracting_activity, multiple_award = EXCLUDED.multiple_award,
+       awardees = EXCLUDED.awardees
+     WHERE (announcements.text, announcements.kind, announcements.awardees, announcements.face_value)
+       IS DISTINCT FROM (EXCLUDED.text, EXCLUDED.kind, EXCLUDED.awardees, EXCLUDED.face_value)
+     RETURNING id`,
+    [JSON.stringify(records)],
+  );
+  return new Set(written.map((r) => r.id));
+}
+
+/** The announcement events just stored: their announcement time, and the contract numbers each names. */
+export async function markAnnounced(
+  tx: Queryable,
+  events: readonly { id: string; announcementId: string; piids: readonly string[] }[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await tx.query(
+    `UPDATE contracts c SET announced_at = a.announced_at, available_at = a.announced_at
+     FROM jsonb_to_recordset($1::jsonb) AS e(id text, announcement_id text)
+       JOIN announcements a ON a.id = e.announcement_id
+     WHERE c.id = e.id AND c.announced_at IS DISTINCT FROM a.announced_at`,
+    [JSON.stringify(events.map((e) => ({ id: e.id, announcement_id: e.announcementId })))],
+  );
+  await tx.query(
+    `INSERT INTO announcement_piids (event_id, piid)
+     SELECT e.id, p.piid FROM jsonb_to_recordset($1::jsonb) AS e(id text, piids jsonb)
+       CROSS JOIN LATERAL jsonb_array_elements_text(e.piids) AS p(piid)
+     ON CONFLICT DO NOTHING`,
+    [JSON.stringify(events.map((e) => ({ id: e.id, piids: e.piids })))],
+  );
+}
+
+/** Kinds whose announcement is the award itself being made public (a modification is news about it). */
+const ANNOUNCING_KINDS: readonly AnnouncementKind[] = ['award', 'order'];
+
+/**
+ * Links announcement events and USASpending awards that name the same contract number (PIID), where
+ * either side is among `ids`: the tickers must agree when both resolved (`contract_number_and_ticker`;
+ * `contract_number` when one did not). Every event points at its award. An award points back at the
+ * earliest event announcing it as a new award or order, and takes that announcement's time as its
+ * `available_at` (never later than when it reached the service). Returns the links made.
+ */
+export async function linkAnnouncements(tx: Queryable, ids: readonly string[]): Promise<number> {
+  if (ids.length === 0) return 0;
+  const pairs = `
+    SELECT e.id AS event_id, a.id AS award_id, x.announced_at, x.kind,
+      CASE WHEN e.ticker IS NOT NULL AND a.ticker IS NOT NULL THEN 'contract_number_and_ticker' ELSE 'contract_number' END AS method
+    FROM announcement_piids p
+      JOIN contracts e ON e.id = p.event_id
+      JOIN announcements x ON x.id = substring(e.id from '^(DOD_ANN_\\d{4}-\\d{2}-\\d{2}_\\d{4})')
+      JOIN contracts a ON a.id LIKE 'CONT\\_AWD\\_%' AND split_part(a.id, '_', 3) = p.piid
+    WHERE (e.id = ANY($1::text[]) OR a.id = ANY($1::text[]))
+      AND (e.ticker IS NULL OR a.ticker IS NULL OR e.ticker = a.ticker)`;
+  const events = await tx.query<{ id: string }>(
+    `WITH pairs AS (${pairs}),
+     chosen AS (SELECT DISTINCT ON (event_id) event_id, award_id, method FROM pairs ORDER BY event_id, award_id)
+     UPDATE contracts c SET linked_id = chosen.award_id, link_method = chosen.method
+     FROM chosen WHERE c.id = chosen.event_id AND c.linked_id IS DISTINCT FROM chosen.award_id
+     RETURNING c.id`,
+    [ids],
+  );
+  await tx.query(
+    `WITH pairs AS (${pairs}),
+     chosen AS (
+       SELECT DISTINCT ON (award_id) award_id, event_id, method, announced_at FROM pairs
+       WHERE kind = ANY($2::text[]) ORDER BY award_id, announced_at, event_id)
+     UPDATE contracts c SET linked_id = chosen.event_id, link_method = chosen.method,
+       announced_at = chosen.announced_at, available_at = least(c.first_seen_at, chosen.announced_at)
+     FROM chosen WHERE c.id = chosen.award_id AND c.linked_id IS DISTINCT FROM chosen.event_id`,
+    [ids, ANNOUNCING_KINDS],
+  );
+  return events.length;
+}
