@@ -1,13 +1,6 @@
 /** Markdown, SVG and CSV renderings of an event study (no dependencies, deterministic output). */
 import { csvField } from '../sources/csv.ts';
-import {
-  type EventStudyResult,
-  EXCLUSION_TEXT,
-  type ExclusionReason,
-  type GroupStats,
-  type Panel,
-  panelKey,
-} from './event-study.ts';
+import { type EventStudyResult, EXCLUSION_TEXT, type GroupStats, panelKey } from './event-study.ts';
 
 export interface ReportMeta {
   engine: string;
@@ -16,8 +9,9 @@ export interface ReportMeta {
   source: string;
 }
 
-const pct = (x: number, digits = 2): string => (Number.isFinite(x) ? `${(100 * x).toFixed(digits)}%` : '–');
-const num = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toFixed(digits) : '–');
+export const pct = (x: number, digits = 2): string =>
+  Number.isFinite(x) ? `${(100 * x).toFixed(digits)}%` : '–';
+export const num = (x: number, digits = 2): string => (Number.isFinite(x) ? x.toFixed(digits) : '–');
 
 export function renderMarkdown(result: EventStudyResult, meta: ReportMeta): string {
   const lines: string[] = [];
@@ -75,7 +69,9 @@ export function renderMarkdown(result: EventStudyResult, meta: ReportMeta): stri
       );
       push();
     }
-    push(`Priced ${panel.priced} of ${result.contracts}; excluded: ${exclusionText(panel) || 'none'}.`);
+    push(
+      `Priced ${panel.priced} of ${result.contracts}; excluded: ${exclusionText(panel.excluded, EXCLUSION_TEXT) || 'none'}.`,
+    );
     push();
   }
   return `${lines.join('\n')}\n`;
@@ -88,10 +84,14 @@ function groupRow(g: GroupStats): string {
   );
 }
 
-function exclusionText(panel: Panel): string {
-  return Object.entries(panel.excluded)
+/** "12 no candles for the ticker at all; 3 …", most frequent reason first. */
+export function exclusionText<R extends string>(
+  excluded: Partial<Record<R, number>>,
+  text: Readonly<Record<R, string>>,
+): string {
+  return (Object.entries(excluded) as [R, number | undefined][])
     .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))
-    .map(([reason, count]) => `${count} ${EXCLUSION_TEXT[reason as ExclusionReason]}`)
+    .map(([reason, count]) => `${count} ${text[reason]}`)
     .join('; ');
 }
 
