@@ -125,7 +125,10 @@ describe('announcements', () => {
     assert.equal(event?.announced_at, '2018-01-11T22:00:00.000Z');
     assert.equal(event?.linked_id, award.id);
     assert.equal((await contract(award.id))?.linked_id, event?.id);
-    assert.ok(before && before.available_at > '2018-01-12', 'public from when it reached the service, until…');
+    assert.ok(
+      before && before.available_at > '2018-01-12',
+      'public from when it reached the service, until…',
+    );
     assert.equal(
       (await contract(award.id))?.available_at,
       '2018-01-11T22:00:00.000Z',
