@@ -43,9 +43,10 @@ CREATE INDEX contracts_available ON contracts (available_at DESC, id DESC) WHERE
 -- The linker looks awards up by the PIID inside their id (CONT_AWD_<piid>_<agency>_…).
 CREATE INDEX contracts_piid ON contracts ((split_part(id, '_', 3))) WHERE id LIKE 'CONT\_AWD\_%';
 
--- The contract numbers (PIIDs, without dashes) each announcement event names, for the linker.
+-- The contract numbers (PIIDs, without dashes) each announcement event names, for the linker. No
+-- foreign key: like signals (migration 009), it must not stand in the way of bulk loads into contracts.
 CREATE TABLE announcement_piids (
-  event_id text NOT NULL REFERENCES contracts (id) ON DELETE CASCADE,
+  event_id text NOT NULL,
   piid text NOT NULL,
   PRIMARY KEY (event_id, piid)
 );

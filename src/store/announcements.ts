@@ -108,15 +108,24 @@ const ANNOUNCING_KINDS: readonly AnnouncementKind[] = ['award', 'order'];
  */
 export async function linkAnnouncements(tx: Queryable, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
+  // From each side by its own index: awards by the PIIDs announcements name (a USASpending import links
+  // its batches this way, so it costs a lookup per award id), events by the awards' PIID index.
   const pairs = `
     SELECT e.id AS event_id, a.id AS award_id, x.announced_at, x.kind,
       CASE WHEN e.ticker IS NOT NULL AND a.ticker IS NOT NULL THEN 'contract_number_and_ticker' ELSE 'contract_number' END AS method
-    FROM announcement_piids p
-      JOIN contracts e ON e.id = p.event_id
+    FROM (
+        SELECT p.event_id, ids.id AS award_id FROM unnest($1::text[]) AS ids(id)
+          JOIN announcement_piids p ON p.piid = split_part(ids.id, '_', 3)
+        WHERE ids.id LIKE 'CONT\\_AWD\\_%'
+        UNION
+        SELECT p.event_id, a.id FROM announcement_piids p
+          JOIN contracts a ON split_part(a.id, '_', 3) = p.piid AND a.id LIKE 'CONT\\_AWD\\_%'
+        WHERE p.event_id = ANY($1::text[])
+      ) AS found
+      JOIN contracts e ON e.id = found.event_id
+      JOIN contracts a ON a.id = found.award_id
       JOIN announcements x ON x.id = substring(e.id from '^(DOD_ANN_\\d{4}-\\d{2}-\\d{2}_\\d{4})')
-      JOIN contracts a ON a.id LIKE 'CONT\\_AWD\\_%' AND split_part(a.id, '_', 3) = p.piid
-    WHERE (e.id = ANY($1::text[]) OR a.id = ANY($1::text[]))
-      AND (e.ticker IS NULL OR a.ticker IS NULL OR e.ticker = a.ticker)`;
+    WHERE e.ticker IS NULL OR a.ticker IS NULL OR e.ticker = a.ticker`;
   const events = await tx.query<{ id: string }>(
     `WITH pairs AS (${pairs}),
      chosen AS (SELECT DISTINCT ON (event_id) event_id, award_id, method FROM pairs ORDER BY event_id, award_id)
