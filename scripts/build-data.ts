@@ -1,6 +1,6 @@
 /**
  * Regenerates the project's demo data (`data/`) from a folder of the original downloads, laid out as
- * data/SOURCES.md lists them (awards/, candles/, companies/, contracts/).
+ * data/SOURCES.md lists them (awards/, candles/ and candles/closes/, companies/, contracts/).
  *
  *   node --import tsx scripts/build-data.ts SOURCE_DIR [outDir=data]
  *
@@ -597,6 +597,13 @@ export async function buildData(src: string, out: string): Promise<string[]> {
       );
   }
   await writeText(join(out, 'candles', 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  // The wide adjusted closes themselves, which the announcement study prices from: gzip only.
+  const wide = 'yfinance_adjclose_wide_41tickers_2000-01-03_2026-04-24.csv';
+  await writeGz(
+    join(out, 'candles', 'closes', `${wide}.gz`),
+    await readFile(join(src, 'candles', 'closes', wide), 'utf8'),
+  );
+  report.push(`candles/closes/${wide}.gz: gzip of the source`);
   return report;
 }
 

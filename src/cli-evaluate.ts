@@ -2,6 +2,11 @@
  * `evaluate [--engine E] [--version V] [--out DIR]`: the event study (docs/EVALUATION.md) on the stored
  * signals and candles. Writes REPORT.md, chart.svg and events.csv to DIR (default
  * ./reports/evaluation-<engine>/); progress goes to stderr, the report path to stdout.
+ *
+ * `evaluate --source announcements [--from D] [--to D] [--out DIR]`: the announcement study of the
+ * stored DoD announcement events dated from D to D (default: all stored), scored by the committed
+ * rule (evaluation/announcement-score.ts) and priced from the shipped closes files; the same three
+ * files go to DIR (default ./reports/evaluation-announcements/).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -9,17 +14,50 @@ import { parseArgs } from 'node:util';
 import { say } from './cli-errors.ts';
 import { type Config, ConfigError } from './config.ts';
 import { defaultEngine, engineNames, getEngine } from './domain/engines/index.ts';
+import { evaluateAnnouncements } from './evaluation/announcement-evaluation.ts';
+import {
+  renderEvaluationCsv,
+  renderEvaluationMarkdown,
+  renderEvaluationSvg,
+} from './evaluation/announcement-evaluation-report.ts';
 import { renderEventsCsv, renderMarkdown, renderSvg } from './evaluation/event-report.ts';
 import { DEFAULT_BENCHMARKS, runEventStudy } from './evaluation/event-study.ts';
-import { openDb } from './store/db.ts';
+import { isIsoDate } from './sources/candles.ts';
+import { loadStudyCloses, WIDE_CLOSES_FILE } from './sources/closes.ts';
+import { type Db, openDb } from './store/db.ts';
 import { CLUSTER_DIR } from './store/embedded-postgres.ts';
-import { priceSeries, scoredEvents, signalVersions } from './store/evaluation.ts';
+import {
+  announcementCoverage,
+  announcementEvents,
+  priceSeries,
+  scoredEvents,
+  signalVersions,
+} from './store/evaluation.ts';
+
+const SOURCES = ['signals', 'announcements'] as const;
+
+type Values = Partial<Record<'source' | 'engine' | 'version' | 'out' | 'from' | 'to', string>>;
 
 export async function evaluateCommand(args: string[], config: Config): Promise<void> {
   const { values } = parseArgs({
     args,
-    options: { engine: { type: 'string' }, version: { type: 'string' }, out: { type: 'string' } },
+    options: {
+      source: { type: 'string' },
+      engine: { type: 'string' },
+      version: { type: 'string' },
+      out: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+    },
   });
+  const source = values.source ?? 'signals';
+  if (source === 'announcements') return evaluateAnnouncementsCommand(values, config);
+  if (source !== 'signals') {
+    throw new ConfigError('--source', `expected ${SOURCES.join(' or ')}, got "${source}"`);
+  }
+  for (const name of ['from', 'to'] as const) {
+    if (values[name] !== undefined) throw new ConfigError(`--${name}`, 'only with --source announcements');
+  }
   const engine = values.engine === undefined ? defaultEngine() : getEngine(values.engine);
   if (!engine) {
     throw new ConfigError(
@@ -67,6 +105,69 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
       writeFile(path.join(outDir, 'events.csv'), renderEventsCsv(result)),
     ]);
     say(`evaluate: wrote REPORT.md, chart.svg, events.csv`);
+    process.stdout.write(`${path.join(outDir, 'REPORT.md')}\n`);
+  } finally {
+    await db.close();
+  }
+}
+
+/** Bad dates and options fail before the database is opened (exit 2). */
+function announcementPeriod(values: Values): { from?: string; to?: string } {
+  for (const name of ['engine', 'version'] as const) {
+    if (values[name] !== undefined) {
+      throw new ConfigError(
+        `--${name}`,
+        'not with --source announcements: its score is fixed (announcement-score.ts)',
+      );
+    }
+  }
+  for (const name of ['from', 'to'] as const) {
+    const value = values[name];
+    if (value !== undefined && !isIsoDate(value)) {
+      throw new ConfigError(`--${name}`, `expected a date YYYY-MM-DD, got "${value}"`);
+    }
+  }
+  if (values.from !== undefined && values.to !== undefined && values.from > values.to) {
+    throw new ConfigError('--from', `${values.from} is after --to ${values.to}`);
+  }
+  return { from: values.from, to: values.to };
+}
+
+async function evaluateAnnouncementsCommand(values: Values, config: Config): Promise<void> {
+  const asked = announcementPeriod(values);
+  const outDir = path.resolve(values.out ?? path.join('reports', 'evaluation-announcements'));
+  const db: Db = await openDb(config, { attach: true, log: say });
+  try {
+    const coverage = await announcementCoverage(db);
+    if (coverage.first === null || coverage.last === null) {
+      throw new ConfigError(
+        '--source',
+        'no announcements in the database; run `ingest announcements --file F` first',
+      );
+    }
+    const period = { from: asked.from ?? coverage.first, to: asked.to ?? coverage.last };
+    const rows = await announcementEvents(db, period.to);
+    say(
+      `evaluate: ${rows.length} announcement events with a ticker up to ${period.to} (pages ${coverage.first} … ${coverage.last})`,
+    );
+    const closes = await loadStudyCloses();
+    const evaluation = evaluateAnnouncements(rows, coverage.first, closes, period);
+    say(
+      `evaluate: ${evaluation.result.events} of ${evaluation.inPeriod} events from ${period.from} to ${period.to} studied`,
+    );
+    const meta = {
+      source: config.databaseUrl
+        ? 'PostgreSQL (DATABASE_URL)'
+        : `embedded PostgreSQL ${path.join(config.dataDir, CLUSTER_DIR)}`,
+      prices: `yfinance adjusted closes (split- and dividend-adjusted), data/${WIDE_CLOSES_FILE}; SPY and ITA adj_close from data/candles/ (ITA's before 2020-10-26 without dividends)`,
+    };
+    await mkdir(outDir, { recursive: true });
+    await Promise.all([
+      writeFile(path.join(outDir, 'REPORT.md'), renderEvaluationMarkdown(evaluation, meta)),
+      writeFile(path.join(outDir, 'chart.svg'), renderEvaluationSvg(evaluation)),
+      writeFile(path.join(outDir, 'events.csv'), renderEvaluationCsv(evaluation)),
+    ]);
+    say('evaluate: wrote REPORT.md, chart.svg, events.csv');
     process.stdout.write(`${path.join(outDir, 'REPORT.md')}\n`);
   } finally {
     await db.close();

@@ -31,6 +31,11 @@ commands:
                                  event study of the stored signals: abnormal returns vs ITA and SPY
                                  by signal-score bucket → DIR/REPORT.md, chart.svg, events.csv
                                  (default DIR ./reports/evaluation-<engine>/)
+  evaluate --source announcements [--from YYYY-MM-DD] [--to YYYY-MM-DD] [--out DIR]
+                                 announcement study of the stored DoD announcement events: abnormal
+                                 returns vs XAR, ITA and SPY by score quartile (cut points fixed in
+                                 sample) and kind → DIR/REPORT.md, chart.svg, events.csv
+                                 (default DIR ./reports/evaluation-announcements/)
   users create --email E [--plan P] [--admin] [--password PW]
   keys create --email E --name N --scopes read[,write[,admin]] [--test] [--json]
                                  prints the raw key once (with --json: one JSON object)

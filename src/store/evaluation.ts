@@ -51,3 +51,44 @@ export async function priceSeries(
   }
   return out;
 }
+
+/** An awardee event of a DoD announcement, resolved to a ticker. */
+export interface AnnouncementEventRow {
+  /** DOD_ANN_<date>_<paragraph>_<position>. */
+  id: string;
+  ticker: string;
+  recipient: string;
+  /** The "Contracts for" date of the page, YYYY-MM-DD. */
+  date: string;
+  /** When the page was published (17:00 New York time of `date`), ISO 8601. */
+  announcedAt: string;
+  kind: string;
+  /** Whole dollars: the paragraph's face value, a multiple-award ceiling split evenly among its awardees. */
+  value: number;
+}
+
+/**
+ * Every announcement event with a ticker announced on or before `to` (all of them when null), oldest
+ * first. The history before a study period is read too: an event's score looks a year back.
+ */
+export async function announcementEvents(db: Queryable, to: string | null): Promise<AnnouncementEventRow[]> {
+  return db.query<AnnouncementEventRow>(
+    `SELECT c.id, c.ticker, c.recipient_name AS recipient, a.announced_on AS date, a.announced_at AS "announcedAt",
+       a.kind, c.contract_value AS value
+     FROM contracts c
+       JOIN announcements a ON a.id = substring(c.id from '^(DOD_ANN_\\d{4}-\\d{2}-\\d{2}_\\d{4})')
+     WHERE c.source = 'announcement' AND c.ticker IS NOT NULL AND ($1::date IS NULL OR a.announced_on <= $1::date)
+     ORDER BY a.announced_on, c.id`,
+    [to],
+  );
+}
+
+/** The first and last dates of the stored announcement pages (null when there are none). */
+export async function announcementCoverage(
+  db: Queryable,
+): Promise<{ first: string | null; last: string | null; paragraphs: number }> {
+  const rows = await db.query<{ first: string | null; last: string | null; paragraphs: number }>(
+    `SELECT min(announced_on) AS first, max(announced_on) AS last, count(*)::int AS paragraphs FROM announcements`,
+  );
+  return rows[0] ?? { first: null, last: null, paragraphs: 0 };
+}

@@ -1,0 +1,171 @@
+/**
+ * The announcement study of one period with the committed score (announcement-score.ts): which
+ * stored events it prices and why the others are left out, their scores, and the study grouped by
+ * score quartile (in-sample cut points), by kind, and by score quartile within each kind.
+ */
+import {
+  ANNOUNCEMENT_SCORE_VERSION,
+  type AnnouncementScore,
+  IN_SAMPLE,
+  ownershipExcluded,
+  priceSeriesExcluded,
+  SCORE_CUTS,
+  type ScoreInput,
+  scoreAnnouncements,
+  scoreQuartileCuts,
+  type UniverseExclusion,
+} from './announcement-score.ts';
+import {
+  type AnnouncementEvent,
+  type AnnouncementStudyResult,
+  cutGrouping,
+  type Grouping,
+  kindGrouping,
+  runAnnouncementStudy,
+  scoreQuartiles,
+} from './announcement-study.ts';
+import type { PricePoint } from './event-study.ts';
+
+export interface Period {
+  from: string;
+  to: string;
+}
+
+export interface AnnouncementEvaluation {
+  version: string;
+  period: Period;
+  cuts: readonly number[];
+  /** Where the cut points came from, for the report. */
+  cutsSource: string;
+  /** Stored events with a ticker dated in the period, and why those not studied were left out. */
+  inPeriod: number;
+  excluded: Partial<Record<UniverseExclusion, number>>;
+  /** This period's own quartile cut points: how far its scores drifted from the in-sample ones. */
+  periodCuts: number[] | null;
+  scores: ReadonlyMap<string, AnnouncementScore>;
+  result: AnnouncementStudyResult;
+}
+
+const QUARTILES = ['Q1', 'Q2', 'Q3', 'Q4'] as const;
+export const SCORE_GROUPING = 'score quartile';
+export const kindScoreGrouping = (kind: string): string => `score quartile, ${kind} only`;
+
+/**
+ * `events`: every stored event with a ticker up to the period's end (earlier ones are the trailing
+ * history). `historyFrom`: the first date the stored announcements cover. The first applicable reason
+ * excludes an event, in the order of UniverseExclusion.
+ */
+export function evaluateAnnouncements(
+  events: readonly ScoreInput[],
+  historyFrom: string,
+  closes: ReadonlyMap<string, readonly PricePoint[]>,
+  period: Period,
+): AnnouncementEvaluation {
+  const inPeriod = (e: { date: string }): boolean => e.date >= period.from && e.date <= period.to;
+  const excluded: Partial<Record<UniverseExclusion, number>> = {};
+  const exclude = (reason: UniverseExclusion): void => {
+    excluded[reason] = (excluded[reason] ?? 0) + 1;
+  };
+  const owned = events.filter((e) => {
+    if (!ownershipExcluded(e)) return true;
+    if (inPeriod(e)) exclude('ownership');
+    return false;
+  });
+  const scored = scoreAnnouncements(owned, historyFrom);
+  const scores = new Map<string, AnnouncementScore>();
+  const studied: AnnouncementEvent[] = [];
+  owned.forEach((e, i) => {
+    if (!inPeriod(e)) return;
+    const s = scored[i] as AnnouncementScore;
+    scores.set(e.id, s);
+    const first = closes.get(e.ticker)?.[0]?.date;
+    if (priceSeriesExcluded(e)) exclude('price_series');
+    else if (first === undefined) exclude('no_series');
+    else if (first > e.date) exclude('not_listed');
+    else if (s.score === null) exclude('short_history');
+    else {
+      studied.push({
+        id: e.id,
+        ticker: e.ticker,
+        date: e.date,
+        kind: e.kind,
+        score: s.score,
+        relativeSize: s.relativeSize,
+      });
+    }
+  });
+  const cutsSource = `in sample ${IN_SAMPLE.from} → ${IN_SAMPLE.to}, ${ANNOUNCEMENT_SCORE_VERSION}`;
+  const kinds = [...new Set(studied.map((e) => e.kind))].sort();
+  const groupings: Grouping[] = [
+    scoreQuartiles(SCORE_CUTS, cutsSource),
+    kindGrouping(kinds),
+    ...kinds.map((kind) =>
+      cutGrouping(
+        kindScoreGrouping(kind),
+        SCORE_CUTS,
+        (e) => (e.kind === kind ? e.score : null),
+        QUARTILES,
+        `score quartiles (cut points from ${cutsSource}) among ${kind} events`,
+      ),
+    ),
+  ];
+  return {
+    version: ANNOUNCEMENT_SCORE_VERSION,
+    period,
+    cuts: SCORE_CUTS,
+    cutsSource,
+    inPeriod: events.filter(inPeriod).length,
+    excluded,
+    periodCuts: studied.length > 0 ? scoreQuartileCuts(studied.map((e) => e.score)) : null,
+    scores,
+    result: runAnnouncementStudy(studied, closes, { groupings }),
+  };
+}
+
+/**
+ * The bar a score must clear to be worth publishing: top − bottom quartile ≥ +0.30 % over 0→+5
+ * against XAR (market-adjusted) with a date-clustered t ≥ 2.5, and the same sign under the SPY
+ * market model.
+ */
+export const ANNOUNCEMENT_BAR = { window: '0→+5', minDiff: 0.003, minT: 2.5 } as const;
+
+export interface Contrast {
+  diff: number;
+  t: number;
+  n: number;
+  dates: number;
+}
+
+/** Top − bottom score quartile for one benchmark and window; null when either quartile is empty. */
+export function scoreContrast(
+  evaluation: AnnouncementEvaluation,
+  benchmark: { ticker: string; model: string },
+  window: string,
+  grouping = SCORE_GROUPING,
+): Contrast | null {
+  const panel = evaluation.result.panels.find(
+    (p) =>
+      p.window.label === window &&
+      p.benchmark.ticker === benchmark.ticker &&
+      p.benchmark.model === benchmark.model,
+  );
+  const c = panel?.groupings.find((g) => g.name === grouping)?.contrast;
+  if (!c || !Number.isFinite(c.diff)) return null;
+  return { diff: c.diff, t: c.t, n: c.n, dates: c.dates };
+}
+
+export function barVerdict(evaluation: AnnouncementEvaluation): {
+  xar: Contrast | null;
+  spyMarket: Contrast | null;
+  met: boolean;
+} {
+  const xar = scoreContrast(evaluation, { ticker: 'XAR', model: 'adjusted' }, ANNOUNCEMENT_BAR.window);
+  const spyMarket = scoreContrast(evaluation, { ticker: 'SPY', model: 'market' }, ANNOUNCEMENT_BAR.window);
+  const met =
+    xar !== null &&
+    spyMarket !== null &&
+    xar.diff >= ANNOUNCEMENT_BAR.minDiff &&
+    xar.t >= ANNOUNCEMENT_BAR.minT &&
+    Math.sign(spyMarket.diff) === Math.sign(xar.diff);
+  return { xar, spyMarket, met };
+}
