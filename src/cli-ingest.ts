@@ -20,6 +20,7 @@ import {
   splitAnnouncementPage,
 } from './sources/announcements.ts';
 import { isIsoDate } from './sources/candles.ts';
+import { DodClient, DodContractsError } from './sources/dod-client.ts';
 import { readTextFile } from './sources/files.ts';
 import { UsaspendingClient, UsaspendingError } from './sources/usaspending-client.ts';
 import { type Db, describeDatabaseError } from './store/db.ts';
@@ -170,14 +171,85 @@ async function ingestCommand(args: string[], config: Config): Promise<void> {
   if (source === 'announcements') {
     const { values } = parseArgs({
       args: rest,
-      options: { file: { type: 'string' }, date: { type: 'string' } },
+      options: {
+        file: { type: 'string' },
+        date: { type: 'string' },
+        from: { type: 'string' },
+        to: { type: 'string' },
+      },
     });
-    return ingestAnnouncementFile(values.file, values.date, config);
+    const { file, date, from, to } = values;
+    if (from !== undefined || to !== undefined) {
+      if (file !== undefined || date !== undefined || from === undefined || to === undefined)
+        throw new ConfigError(
+          'arguments',
+          'use ingest announcements --from YYYY-MM-DD --to YYYY-MM-DD, or --file F',
+        );
+      return fetchAnnouncements(announcementPeriod(from, to), config);
+    }
+    return ingestAnnouncementFile(file, date, config);
   }
   throw new ConfigError(
     'arguments',
     'use ingest usaspending …, ingest candles --file F --ticker T or ingest announcements --file F [--date D]',
   );
+}
+
+/** At most a year of days per run: a longer backfill is several runs (each day is one request). */
+const MAX_ANNOUNCEMENT_DAYS = 366;
+
+function announcementPeriod(from: string, to: string): { from: string; to: string } {
+  for (const [name, value] of [
+    ['--from', from],
+    ['--to', to],
+  ] as const) {
+    if (!isIsoDate(value)) throw new ConfigError(name, `expected a date YYYY-MM-DD, got "${value}"`);
+  }
+  if (from > to) throw new ConfigError('--from', `${from} is after --to ${to}`);
+  const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
+  if (days > MAX_ANNOUNCEMENT_DAYS)
+    throw new ConfigError('--to', `at most ${MAX_ANNOUNCEMENT_DAYS} days per run (asked for ${days})`);
+  return { from, to };
+}
+
+/** Each day's page from DOD_CONTRACTS_BASE_URL, through the pipeline as it arrives. */
+async function fetchAnnouncements(period: { from: string; to: string }, config: Config): Promise<void> {
+  const client = new DodClient({
+    baseUrl: config.dodContractsBaseUrl,
+    onRetry: ({ date, attempt, delayMs, reason }) =>
+      say(`announcements: ${date}: ${reason}; retry ${attempt} in ${(delayMs / 1000).toFixed(1)} s`),
+  });
+  try {
+    await withMigratedDb(config, async (db) => {
+      const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold });
+      let days = 0;
+      let events = 0;
+      let signals = 0;
+      try {
+        for await (const { date, day } of client.fetchRange(period.from, period.to)) {
+          if (!day) {
+            say(`announcements: ${date}: no page`);
+            continue;
+          }
+          const c = await ingestAnnouncements(ctx, day.paragraphs);
+          days += 1;
+          events += c.events;
+          signals += c.signals_created;
+          say(
+            `announcements: ${date}: ${c.paragraphs} paragraphs, ${c.events} events, ${c.signals_created} signals`,
+          );
+        }
+      } catch (error) {
+        if (!(error instanceof DodContractsError)) throw error;
+        throw new CommandFailed(`${error.message}; the days before it are stored, rerun from that day`);
+      }
+      say(
+        `ingest: announcements ${period.from}..${period.to}: ${days} pages, ${events} awardee events, ${signals} signals created`,
+      );
+    });
+  } finally {
+    await client.close();
+  }
 }
 
 /**

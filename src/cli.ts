@@ -49,6 +49,8 @@ commands:
   ingest announcements --file F [--date YYYY-MM-DD]
                                  DoD contract announcements: a CSV of paragraphs (.gz accepted), or
                                  one day's "Contracts for" page as plain text with --date
+  ingest announcements --from YYYY-MM-DD --to YYYY-MM-DD
+                                 fetch each day's page from DOD_CONTRACTS_BASE_URL (≤ 366 days a run)
   score [--engine E] [--all]     score contracts without a signal for the engine's current version
                                  (--all: rescore every matched contract)
   unmatched [--limit N] [--json] recipients without a ticker, largest total value first

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { DEFAULT_DOD_BASE_URL } from './sources/dod-client.ts';
 
 /** Runtime configuration, read once from the environment. */
 export interface Config {
@@ -20,6 +21,8 @@ export interface Config {
   webhookAllowCidrs: string[];
   webhookCaFile: string | null;
   usaspendingBaseUrl: string;
+  /** Where `ingest announcements --from/--to` asks for DoD's daily contracts pages (DOD_CONTRACTS_BASE_URL). */
+  dodContractsBaseUrl: string;
   /** Interval of the in-process USASpending ingest, in ms; null when off (the default). */
   ingestSchedule: number | null;
   /** HTTP worker processes of `serve` (HTTP_WORKERS); null: the default, one per core (see cluster.ts). */
@@ -154,6 +157,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),
     usaspendingBaseUrl:
       url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',
+    dodContractsBaseUrl: url(env, 'DOD_CONTRACTS_BASE_URL', ['http:', 'https:']) ?? DEFAULT_DOD_BASE_URL,
     ingestSchedule: parseSchedule(text(env, 'INGEST_SCHEDULE')),
     httpWorkers:
       text(env, 'HTTP_WORKERS') === null ? null : integer(env, 'HTTP_WORKERS', 1, 1, MAX_HTTP_WORKERS),
