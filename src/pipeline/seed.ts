@@ -1,10 +1,12 @@
 import { fileURLToPath } from 'node:url';
 import { normalizeName } from '../domain/names.ts';
+import { loadDemoAnnouncements } from '../sources/announcements.ts';
 import { loadDemoAwards } from '../sources/awards.ts';
 import { loadDemoCandles } from '../sources/candles.ts';
 import { loadDemoCompanies } from '../sources/companies.ts';
 import type { Db } from '../store/db.ts';
 import { insertAliases, loadCandles, upsertCompanies } from '../store/writes.ts';
+import { type AnnouncementCounts, ingestAnnouncements } from './announcements.ts';
 import { createPipelineContext } from './context.ts';
 import { type IngestCounts, ingestAwards } from './ingest.ts';
 
@@ -19,7 +21,11 @@ export interface SeedReport {
   candles: number;
   awards: IngestCounts;
   rejected: number;
+  announcements: AnnouncementCounts;
 }
+
+/** The demo serves the last months of the shipped announcements; `ingest announcements --file` loads them all. */
+export const DEMO_ANNOUNCEMENTS_SINCE = '2019-01-01';
 
 /** Loads companies, aliases and candles, then runs every demo award through the pipeline. Idempotent. */
 export async function seed(
@@ -58,7 +64,14 @@ export async function seed(
     `seed: ${counts.received} awards (${counts.inserted} new, ${counts.updated} updated), ${counts.matched} matched, ` +
       `${counts.unmatched} unmatched, ${counts.signals_created} signals created, ${rejected.length} source rows rejected`,
   );
+  const { paragraphs } = await loadDemoAnnouncements(dataDir, DEMO_ANNOUNCEMENTS_SINCE);
+  const announced = await ingestAnnouncements(ctx, paragraphs);
+  log(
+    `seed: ${announced.paragraphs} announcement paragraphs since ${DEMO_ANNOUNCEMENTS_SINCE}, ${announced.events} awardee events ` +
+      `(${announced.matched} matched), ${announced.linked} linked to awards, ${announced.signals_created} signals created`,
+  );
   return {
+    announcements: announced,
     companies: companies.length,
     aliases: aliasRows.length,
     candles: candleCount,

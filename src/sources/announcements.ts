@@ -6,7 +6,9 @@
  * contracting activity. The text is written by people in a loose house style, so every field is read by
  * patterns; test/fixtures/announcements/labels.jsonl measures how often they are right.
  */
+import { join } from 'node:path';
 import { parseCsv, rowToObject } from './csv.ts';
+import { readTextFile } from './files.ts';
 
 export const ANNOUNCEMENT_KINDS = ['award', 'modification', 'option', 'order', 'other'] as const;
 export type AnnouncementKind = (typeof ANNOUNCEMENT_KINDS)[number];
@@ -202,6 +204,25 @@ export function parseAnnouncementsCsv(text: string): AnnouncementFileResult {
 }
 
 export const MAX_PARAGRAPH = 20_000;
+
+/** The shipped announcements (data/SOURCES.md), sorted by date. */
+export const DEMO_ANNOUNCEMENTS = 'announcements/dod_contract_announcements_2014-08_2019-03.csv.gz';
+
+/**
+ * The shipped announcements from `since` on. The file is sorted by date, so only its tail is parsed:
+ * the demo seed takes the last months without reading four years of paragraphs.
+ */
+export async function loadDemoAnnouncements(dataDir: string, since: string): Promise<AnnouncementFileResult> {
+  const text = await readTextFile(join(dataDir, DEMO_ANNOUNCEMENTS));
+  const headerEnd = text.indexOf('\n');
+  let at = -1;
+  for (let day = 0; day < 62 && at < 0; day++) {
+    const date = new Date(Date.parse(`${since}T00:00:00Z`) + day * 86_400_000).toISOString().slice(0, 10);
+    at = text.indexOf(`\n${date},`, headerEnd - 1);
+  }
+  if (headerEnd < 0 || at < 0) return { paragraphs: [], rejected: [] };
+  return parseAnnouncementsCsv(text.slice(0, headerEnd) + text.slice(at));
+}
 
 // ---------------------------------------------------------------------------------------------
 // One paragraph
