@@ -19,9 +19,11 @@ import { companySectors } from '../store/companies.ts';
 import {
   awardHistory,
   countSelectedByTicker,
+  historyKey,
   type ScoredContract,
   type StoredSelection,
   selectedContracts,
+  sourceOf,
 } from '../store/contracts.ts';
 import type { Db, Queryable } from '../store/db.ts';
 import { candleSeries } from '../store/market.ts';
@@ -210,16 +212,17 @@ function trailingById(
   contracts: readonly ScoredContract[],
   history: ReadonlyMap<string, DatedValue[]>,
 ): Map<string, EngineInput['trailing']> {
-  const byTicker = new Map<string, ScoredContract[]>();
+  const byKey = new Map<string, ScoredContract[]>();
   for (const c of contracts) {
-    const list = byTicker.get(c.ticker);
+    const key = historyKey(sourceOf(c.id), c.ticker);
+    const list = byKey.get(key);
     if (list) list.push(c);
-    else byTicker.set(c.ticker, [c]);
+    else byKey.set(key, [c]);
   }
   const out = new Map<string, EngineInput['trailing']>();
-  for (const [ticker, list] of byTicker) {
+  for (const [key, list] of byKey) {
     const stats = trailingStatsMany(
-      history.get(ticker) ?? [],
+      history.get(key) ?? [],
       list.map((c) => c.awardDate),
     );
     list.forEach((c, i) => {
@@ -241,22 +244,29 @@ function dateSpan(contracts: readonly Pick<ScoredContract, 'awardDate'>[]): { fi
 }
 
 /**
- * Each ticker's stored awards that the trailing statistics of `contracts` can see, in date order: a
- * daily file into years of history reads a year of each company's awards, not all of them.
+ * Each ticker's stored events that the trailing statistics of `contracts` can see, in date order: a
+ * daily file into years of history reads a year of each company's awards, not all of them. An
+ * announcement's history is the company's earlier announcements only, all public before it (an award
+ * signed earlier may reach USASpending months later); an award's, the earlier awards.
  */
 export async function loadHistory(
   db: Queryable,
-  contracts: readonly Pick<ScoredContract, 'ticker' | 'awardDate'>[],
+  contracts: readonly (Pick<ScoredContract, 'ticker' | 'awardDate'> & { id?: string })[],
 ): Promise<Map<string, DatedValue[]>> {
-  const byTicker = new Map<string, Pick<ScoredContract, 'awardDate'>[]>();
+  const byKey = new Map<
+    string,
+    { ticker: string; source: ReturnType<typeof sourceOf>; list: { awardDate: string }[] }
+  >();
   for (const contract of contracts) {
-    const list = byTicker.get(contract.ticker);
-    if (list) list.push(contract);
-    else byTicker.set(contract.ticker, [contract]);
+    const source = sourceOf(contract.id);
+    const key = historyKey(source, contract.ticker);
+    const entry = byKey.get(key);
+    if (entry) entry.list.push(contract);
+    else byKey.set(key, { ticker: contract.ticker, source, list: [contract] });
   }
-  const spans = [...byTicker].map(([ticker, list]) => {
+  const spans = [...byKey.values()].map(({ ticker, source, list }) => {
     const { first, last } = dateSpan(list);
-    return { ticker, ...trailingSpan(first, last) };
+    return { ticker, source, ...trailingSpan(first, last) };
   });
   return awardHistory(db, spans);
 }

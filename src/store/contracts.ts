@@ -102,28 +102,46 @@ export async function selectedContracts(
   );
 }
 
+/** Where an event comes from: its id says (`DOD_ANN_…` announcements, `CONT_AWD_…` awards). */
+export type ContractSource = 'usaspending' | 'announcement';
+export const sourceOf = (id: string | undefined): ContractSource =>
+  id?.startsWith('DOD_ANN_') ? 'announcement' : 'usaspending';
+
 /**
- * Each ticker's stored awards dated in its span (`from` inclusive, `until` exclusive), in date order.
+ * Each ticker's stored events of one source dated in its span (`from` inclusive, `until` exclusive), in
+ * date order, keyed by `historyKey`. A source's history stays its own: an award and its announcement
+ * are one action, and counting both would count it twice.
  */
 export async function awardHistory(
   db: Queryable,
-  spans: readonly { ticker: string; from: string; until: string }[],
+  spans: readonly { ticker: string; source: ContractSource; from: string; until: string }[],
 ): Promise<Map<string, DatedValue[]>> {
-  const rows = await db.query<{ ticker: string; date: string; value: number }>(
-    `SELECT c.ticker, c.award_date AS date, c.contract_value AS value
-     FROM unnest($1::text[], $2::date[], $3::date[]) AS span(ticker, from_date, until_date)
+  const rows = await db.query<{ ticker: string; source: ContractSource; date: string; value: number }>(
+    `SELECT c.ticker, c.source, c.award_date AS date, c.contract_value AS value
+     FROM unnest($1::text[], $2::text[], $3::date[], $4::date[]) AS span(ticker, source, from_date, until_date)
        JOIN contracts c ON c.ticker = span.ticker AND c.award_date >= span.from_date AND c.award_date < span.until_date
-     ORDER BY c.ticker, c.award_date`,
-    [spans.map((s) => s.ticker), spans.map((s) => s.from), spans.map((s) => s.until)],
+         AND c.source = span.source
+     ORDER BY c.ticker, c.source, c.award_date`,
+    [
+      spans.map((s) => s.ticker),
+      spans.map((s) => s.source),
+      spans.map((s) => s.from),
+      spans.map((s) => s.until),
+    ],
   );
   const history = new Map<string, DatedValue[]>();
   for (const row of rows) {
-    const list = history.get(row.ticker) ?? [];
+    const key = historyKey(row.source, row.ticker);
+    const list = history.get(key) ?? [];
     list.push({ date: row.date, value: row.value });
-    history.set(row.ticker, list);
+    history.set(key, list);
   }
   return history;
 }
+
+/** Awards keep the ticker as their key (as before announcements existed); announcements are apart. */
+export const historyKey = (source: ContractSource, ticker: string): string =>
+  source === 'announcement' ? `announcement:${ticker}` : ticker;
 
 /** Whether `contracts` holds more than `n` rows (reads at most n + 1 of them). */
 export async function holdsMoreThan(db: Queryable, n: number): Promise<boolean> {

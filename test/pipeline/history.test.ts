@@ -48,3 +48,22 @@ test('scoring reads, per ticker, only the awards its contracts trailing windows 
   assert.deepEqual(asSet(got), asSet(expected));
   assert.deepEqual([...history.keys()], [busiest.ticker]);
 });
+
+test('an announcement’s history is the company’s earlier announcements; an award’s, the earlier awards', async () => {
+  // The seed holds both for LMT in early 2019: announcements since 2019-01-01, awards from USASpending.
+  const count = (source: string) =>
+    db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM contracts WHERE ticker = 'LMT' AND source = $1
+       AND award_date >= '2018-03-08' AND award_date < '2019-03-08'`,
+      [source],
+    );
+  const [announced] = await count('announcement');
+  const [awarded] = await count('usaspending');
+  assert.ok(announced && announced.n > 0 && awarded && awarded.n > 0, 'both sources in the window');
+  const history = await loadHistory(db, [
+    { id: 'DOD_ANN_2019-03-08_0099_1', ticker: 'LMT', awardDate: '2019-03-08' },
+    { id: 'CONT_AWD_X_9700_-NONE-_-NONE-', ticker: 'LMT', awardDate: '2019-03-08' },
+  ]);
+  assert.equal(history.get('announcement:LMT')?.length, announced.n);
+  assert.equal(history.get('LMT')?.length, awarded.n);
+});
