@@ -86,7 +86,8 @@ async function ingestFile(path: string, config: Config): Promise<void> {
   });
 }
 
-function periodArgs(from: string, to: string): { from: string; to: string } {
+/** `--from` and `--to` as dates, in order. */
+function datePeriod(from: string, to: string): { from: string; to: string } {
   for (const [name, value] of [
     ['--from', from],
     ['--to', to],
@@ -94,6 +95,11 @@ function periodArgs(from: string, to: string): { from: string; to: string } {
     if (!isIsoDate(value)) throw new ConfigError(name, `expected a date YYYY-MM-DD, got "${value}"`);
   }
   if (from > to) throw new ConfigError('--from', `${from} is after --to ${to}`);
+  return { from, to };
+}
+
+function periodArgs(from: string, to: string): { from: string; to: string } {
+  datePeriod(from, to);
   if (from < EARLIEST_SEARCH_DATE) {
     throw new ConfigError(
       '--from',
@@ -199,13 +205,7 @@ async function ingestCommand(args: string[], config: Config): Promise<void> {
 const MAX_ANNOUNCEMENT_DAYS = 366;
 
 function announcementPeriod(from: string, to: string): { from: string; to: string } {
-  for (const [name, value] of [
-    ['--from', from],
-    ['--to', to],
-  ] as const) {
-    if (!isIsoDate(value)) throw new ConfigError(name, `expected a date YYYY-MM-DD, got "${value}"`);
-  }
-  if (from > to) throw new ConfigError('--from', `${from} is after --to ${to}`);
+  datePeriod(from, to);
   const days = (Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / 86_400_000 + 1;
   if (days > MAX_ANNOUNCEMENT_DAYS)
     throw new ConfigError('--to', `at most ${MAX_ANNOUNCEMENT_DAYS} days per run (asked for ${days})`);

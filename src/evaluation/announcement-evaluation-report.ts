@@ -16,7 +16,18 @@ import {
   type UniverseExclusion,
 } from './announcement-score.ts';
 import { type BenchmarkSpec, benchmarkLabel, resultKey } from './announcement-study.ts';
-import { niceRange, num, pct } from './event-report.ts';
+import {
+  abnormalCell,
+  esc,
+  fmt,
+  gridLines,
+  HEIGHT,
+  MARGIN,
+  niceRange,
+  num,
+  pct,
+  WIDTH,
+} from './event-report.ts';
 
 export interface EvaluationMeta {
   /** Where the events came from, e.g. "PostgreSQL (DATABASE_URL)". */
@@ -151,10 +162,7 @@ export function renderEvaluationCsv(evaluation: AnnouncementEvaluation): string 
       number(e.relativeSize),
       grouping?.groupOf(e) ?? '',
     ];
-    for (const { key } of keys) {
-      const r = row.results.get(key);
-      cells.push(r === undefined ? '' : r.ok ? r.abnormal.toFixed(6) : `excluded:${r.reason}`);
-    }
+    for (const { key } of keys) cells.push(abnormalCell(row.results.get(key)));
     lines.push(cells.map(csvField).join(','));
   }
   return `${lines.join('\n')}\n`;
@@ -163,18 +171,11 @@ export function renderEvaluationCsv(evaluation: AnnouncementEvaluation): string 
 // -------------------------------------------------------------------------------------------------
 // SVG: mean AR by score quartile for each window, one panel per headline benchmark, ±1.96 clustered SE.
 
-const WIDTH = 960;
-const HEIGHT = 440;
-const MARGIN = { top: 56, right: 24, bottom: 64, left: 64 };
 const COLORS = ['#bab0ac', '#4e79a7', '#f28e2b', '#59a14f'];
 const CHART_BENCHMARKS: readonly BenchmarkSpec[] = [
   { ticker: 'XAR', model: 'adjusted' },
   { ticker: 'SPY', model: 'market' },
 ];
-
-const esc = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const fmt = (x: number): string => (Math.round(x * 10) / 10).toString();
 
 export function renderEvaluationSvg(evaluation: AnnouncementEvaluation): string {
   const { result } = evaluation;
@@ -222,17 +223,7 @@ export function renderEvaluationSvg(evaluation: AnnouncementEvaluation): string 
     out.push(
       `<text x="${fmt(x0 + plotW / 2)}" y="${MARGIN.top - 4}" text-anchor="middle" font-weight="bold">${esc(benchmarkLabel(benchmark))}</text>`,
     );
-    for (let v = lo; v <= hi + step / 2; v += step) {
-      const yy = fmt(y(v));
-      out.push(
-        `<line x1="${fmt(x0)}" x2="${fmt(x0 + plotW)}" y1="${yy}" y2="${yy}" stroke="${Math.abs(v) < step / 2 ? '#333' : '#ddd'}"/>`,
-      );
-      if (pi === 0) {
-        out.push(
-          `<text x="${fmt(x0 - 6)}" y="${yy}" dy="4" text-anchor="end">${(100 * v).toFixed(1)}%</text>`,
-        );
-      }
-    }
+    out.push(...gridLines({ lo, hi, step }, y, x0, plotW, pi === 0));
     const slotW = plotW / Math.max(1, labels.length);
     const barW = (slotW * 0.7) / Math.max(1, result.windows.length);
     labels.forEach((label, gi) => {

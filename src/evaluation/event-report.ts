@@ -111,10 +111,7 @@ export function renderEventsCsv(result: EventStudyResult): string {
       row.bucket,
       day0?.ok ? day0.day0 : '',
     ];
-    for (const k of keys) {
-      const r = row.results.get(k);
-      cells.push(r === undefined ? '' : r.ok ? r.abnormal.toFixed(6) : `excluded:${r.reason}`);
-    }
+    for (const k of keys) cells.push(abnormalCell(row.results.get(k)));
     lines.push(cells.map(csvField).join(','));
   }
   return `${lines.join('\n')}\n`;
@@ -123,14 +120,40 @@ export function renderEventsCsv(result: EventStudyResult): string {
 // -------------------------------------------------------------------------------------------------
 // SVG: one panel per benchmark, mean AR per bucket for each horizon, ±1.96 standard errors.
 
-const WIDTH = 960;
-const HEIGHT = 440;
-const MARGIN = { top: 56, right: 24, bottom: 64, left: 64 };
+/** The charts' frame, shared by every study's SVG. */
+export const WIDTH = 960;
+export const HEIGHT = 440;
+export const MARGIN = { top: 56, right: 24, bottom: 64, left: 64 };
 const COLORS = ['#4e79a7', '#f28e2b', '#59a14f', '#e15759'];
 
-const esc = (s: string): string =>
+export const esc = (s: string): string =>
   s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-const fmt = (x: number): string => (Math.round(x * 10) / 10).toString();
+export const fmt = (x: number): string => (Math.round(x * 10) / 10).toString();
+
+/** A panel's horizontal grid (the zero line darker), with percent labels on the first panel. */
+export function gridLines(
+  range: { lo: number; hi: number; step: number },
+  y: (v: number) => number,
+  x0: number,
+  width: number,
+  labelled: boolean,
+): string[] {
+  const out: string[] = [];
+  for (let v = range.lo; v <= range.hi + range.step / 2; v += range.step) {
+    const yy = fmt(y(v));
+    out.push(
+      `<line x1="${fmt(x0)}" x2="${fmt(x0 + width)}" y1="${yy}" y2="${yy}" stroke="${Math.abs(v) < range.step / 2 ? '#333' : '#ddd'}"/>`,
+    );
+    if (labelled)
+      out.push(`<text x="${fmt(x0 - 6)}" y="${yy}" dy="4" text-anchor="end">${(100 * v).toFixed(1)}%</text>`);
+  }
+  return out;
+}
+
+/** One abnormal return as a CSV cell: six decimals, or why the event was left out. */
+export const abnormalCell = (
+  r: { ok: true; abnormal: number } | { ok: false; reason: string } | undefined,
+): string => (r === undefined ? '' : r.ok ? r.abnormal.toFixed(6) : `excluded:${r.reason}`);
 
 export function renderSvg(result: EventStudyResult, meta: ReportMeta): string {
   const panels = result.benchmarks.map((b) => result.panels.filter((p) => p.benchmark === b));
@@ -171,17 +194,7 @@ export function renderSvg(result: EventStudyResult, meta: ReportMeta): string {
     out.push(
       `<text x="${fmt(x0 + plotW / 2)}" y="${MARGIN.top - 4}" text-anchor="middle" font-weight="bold">vs ${esc(benchmark)}</text>`,
     );
-    for (let v = lo; v <= hi + step / 2; v += step) {
-      const yy = fmt(y(v));
-      out.push(
-        `<line x1="${fmt(x0)}" x2="${fmt(x0 + plotW)}" y1="${yy}" y2="${yy}" stroke="${Math.abs(v) < step / 2 ? '#333' : '#ddd'}"/>`,
-      );
-      if (pi === 0) {
-        out.push(
-          `<text x="${fmt(x0 - 6)}" y="${yy}" dy="4" text-anchor="end">${(100 * v).toFixed(1)}%</text>`,
-        );
-      }
-    }
+    out.push(...gridLines({ lo, hi, step }, y, x0, plotW, pi === 0));
     const slots = result.buckets.length;
     const slotW = plotW / slots;
     const barW = (slotW * 0.7) / Math.max(1, group.length);
