@@ -30,14 +30,33 @@ function withDatabase(url: string, name: string): string {
   return parsed.toString();
 }
 
-async function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
-  await client.connect();
-  try {
-    return await fn(client);
-  } finally {
-    await client.end();
+/**
+ * CREATE and DROP DATABASE ask for a checkpoint, which fails for the whole server while the fault suite
+ * holds a tablespace full (test/faults/disk.test.ts, a few seconds): wait that out instead of failing
+ * an unrelated test file.
+ */
+async function whileCheckpointsFail<T>(fn: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (error) {
+      if (attempt >= 30 || !/checkpoint request failed/.test(String((error as Error).message))) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
   }
+}
+
+/** Runs `fn` on a connection to the server's maintenance database (creating and dropping databases). */
+function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  return whileCheckpointsFail(async () => {
+    const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+    await client.connect();
+    try {
+      return await fn(client);
+    } finally {
+      await client.end();
+    }
+  });
 }
 
 /** A scratch PostgreSQL database, dropped when the returned Db closes. */
