@@ -3,6 +3,7 @@
  * rate-limit refusals, the caches, the pool, the ingest counters and the webhook attempts move.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import type { App } from '../../src/http/types.ts';
@@ -172,5 +173,19 @@ describe('GET /metrics', () => {
     assert.equal(moved('market_intel_webhook_attempts_total', { outcome: 'succeeded' }), 1);
     assert.equal(moved('market_intel_webhook_attempt_duration_seconds_count', { outcome: 'succeeded' }), 1);
     assert.equal(value(after, 'market_intel_webhook_attempts_total', { outcome: 'timeout' }), 0);
+  });
+
+  test('the Grafana dashboard in docs/ queries only series the scrape has', async () => {
+    const res = await admin.inject({ url: '/metrics' });
+    const families = new Set([...res.body.matchAll(/^# HELP (\w+) /gm)].map((m) => m[1]));
+    const dashboard = readFileSync(new URL('../../docs/grafana-market-intel.json', import.meta.url), 'utf8');
+    const parsed = JSON.parse(dashboard) as { templating: { list: { name: string; type: string }[] } };
+    assert.ok(parsed.templating.list.some((v) => v.name === 'datasource' && v.type === 'datasource'));
+    const queried = new Set([...dashboard.matchAll(/market_intel_\w+/g)].map((m) => m[0]));
+    assert.ok(queried.size > 10);
+    for (const name of queried) {
+      const family = families.has(name) ? name : name.replace(/_(bucket|sum|count)$/, '');
+      assert.ok(families.has(family), `${name} is served`);
+    }
   });
 });
