@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import { buildApp } from '../../src/app.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
+import { attemptOutcome } from '../../src/webhooks/worker.ts';
 import { type Injector, makeKey, withKey } from '../support/app.ts';
 import { freshDb } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
@@ -173,6 +174,20 @@ describe('GET /metrics', () => {
     assert.equal(moved('market_intel_webhook_attempts_total', { outcome: 'succeeded' }), 1);
     assert.equal(moved('market_intel_webhook_attempt_duration_seconds_count', { outcome: 'succeeded' }), 1);
     assert.equal(value(after, 'market_intel_webhook_attempts_total', { outcome: 'timeout' }), 0);
+  });
+
+  test("an attempt's outcome is read from its status, else from its error", () => {
+    const sent = { ok: false, sent: true, statusCode: null };
+    assert.equal(attemptOutcome({ ...sent, ok: true, statusCode: 204, error: null }), 'succeeded');
+    assert.equal(attemptOutcome({ ...sent, statusCode: 500, error: 'HTTP 500' }), 'http_error');
+    assert.equal(
+      attemptOutcome({ ...sent, statusCode: 301, error: 'redirect (HTTP 301) not followed' }),
+      'http_error',
+    );
+    assert.equal(attemptOutcome({ ...sent, error: 'timeout after 1500 ms' }), 'timeout');
+    assert.equal(attemptOutcome({ ...sent, error: 'connection error: ECONNREFUSED' }), 'connection_error');
+    assert.equal(attemptOutcome({ ...sent, error: 'refused: 10.0.0.1 is not allowed' }), 'refused');
+    assert.equal(attemptOutcome({ ...sent, sent: false, error: 'webhook deleted' }), 'refused');
   });
 
   test('the Grafana dashboard in docs/ queries only series the scrape has', async () => {
