@@ -19,7 +19,7 @@ import { FailoverLimiter } from './infra/failover-limiter.ts';
 import { KeyCache } from './infra/key-cache.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
-import { ServiceMetrics } from './infra/metrics.ts';
+import { ServiceMetrics, UNMATCHED_ROUTE } from './infra/metrics.ts';
 import { createRedisLimiter } from './infra/redis-limiter.ts';
 import { ResponseCache } from './infra/response-cache.ts';
 import { UsageRecorder } from './infra/usage.ts';
@@ -109,7 +109,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     cacheBus && cacheBytes > 0 ? new ResponseCache({ bus: cacheBus, maxBytes: cacheBytes }) : null;
   app.decorate('caches', { bus, keys, responses });
   app.decorate('limiter', limiter);
-  const metrics = new ServiceMetrics({ limiter, db: deps.db, deadlineMs: HEALTH_DEADLINE_MS });
+  const metrics = new ServiceMetrics({
+    limiter,
+    db: deps.db,
+    deadlineMs: HEALTH_DEADLINE_MS,
+    caches: () => ({ keys, responses }),
+  });
   app.decorate('metrics', metrics);
   const resolve = deps.webhooks?.resolve ?? systemResolver;
   const webhooks = webhookContext(deps.config, deps.db, now, resolve);
@@ -144,6 +149,12 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('x-content-type-options', 'nosniff');
     done(request.url.length > MAX_URL_LENGTH ? errors.uriTooLong(MAX_URL_LENGTH) : undefined);
   });
+  // Counted by the matched route's URL pattern, never the URL's text (bounded series; 404/405 as one).
+  app.addHook('onResponse', (request, reply, done) => {
+    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+    metrics.request(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+    done();
+  });
   installAccess(app, services, { keys: deps.security !== false });
   installCaching(app, services, { responses, bus: cacheBus });
   await app.register(swagger, openApiOptions);
@@ -155,6 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
       db: deps.db,
       config: deps.config,
       log: app.log,
+      metrics,
       resolve,
       pollMs: deps.webhooks.pollMs,
     });

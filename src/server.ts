@@ -67,10 +67,15 @@ export async function listen(config: Config, db: Db, options: ListenOptions): Pr
   await app.listen({ port: config.port, host: config.host });
   // Scheduled ingest is background work: it runs where the worker runs, not on `serve --no-worker`.
   if (options.background && !closing) {
-    scheduler = startIngestScheduler(db, config, {
-      info: (message) => app.log.info(message),
-      error: (message) => app.log.error(message),
-    });
+    scheduler = startIngestScheduler(
+      db,
+      config,
+      {
+        info: (message) => app.log.info(message),
+        error: (message) => app.log.error(message),
+      },
+      (counts) => app.metrics.ingested('schedule', counts),
+    );
     app.log.info({ ingestSchedule: scheduler !== null }, 'webhook delivery runs in this process');
   }
 }

@@ -132,6 +132,7 @@ export function installErrorHandling(app: App): void {
 
   app.setErrorHandler((error: FastifyError, request, reply) => {
     const apiError = toApiError(error, request);
+    if (apiError.limit) app.metrics?.rateLimited(apiError.limit);
     if (apiError.status === 503)
       app.metrics?.unavailable(
         error instanceof LimiterUnavailableError ? 'limiter' : isDatabaseUnavailable(error) ? 'db' : 'busy',

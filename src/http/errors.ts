@@ -1,3 +1,5 @@
+import type { RefusalLimit } from '../infra/metrics.ts';
+
 /** One error vocabulary: a stable code, its status, and the envelope every error leaves in. */
 export const ERROR_STATUS = {
   invalid_parameter: 400,
@@ -28,6 +30,8 @@ export interface ErrorEnvelope {
 
 export class ApiError extends Error {
   readonly status: number;
+  /** The rate limit that refused the request, if one did (counted in /metrics). */
+  limit: RefusalLimit | null = null;
   constructor(
     readonly code: ErrorCode,
     message: string,
@@ -83,9 +87,12 @@ export const errors = {
   invalidKey: () => new ApiError('unauthorized', 'invalid API key'),
   revokedKey: () => new ApiError('unauthorized', 'API key has been revoked'),
   keylessThrottled: () =>
-    new ApiError(
-      'unauthorized',
-      'too many requests without a valid API key from this address; send a valid key',
+    refusedBy(
+      'keyless',
+      new ApiError(
+        'unauthorized',
+        'too many requests without a valid API key from this address; send a valid key',
+      ),
     ),
   noLiveAccess: (plan: string) =>
     new ApiError(
@@ -101,16 +108,25 @@ export const errors = {
   tierRequired: (tier: string, plan: string, what = 'this endpoint') =>
     new ApiError('tier_required', `${what} requires the ${tier} tier; your plan is ${plan}`),
   rateLimited: (retryAfterSec: number) =>
-    new ApiError('rate_limited', 'rate limit exceeded', { 'retry-after': String(retryAfterSec) }),
+    refusedBy(
+      'key',
+      new ApiError('rate_limited', 'rate limit exceeded', { 'retry-after': String(retryAfterSec) }),
+    ),
   /** One message whichever throttle refused, so it says nothing about the account. */
   signInThrottled: (retryAfterSec: number) =>
-    new ApiError('rate_limited', 'too many sign-in attempts; try again later', {
-      'retry-after': String(retryAfterSec),
-    }),
+    refusedBy(
+      'sign_in',
+      new ApiError('rate_limited', 'too many sign-in attempts; try again later', {
+        'retry-after': String(retryAfterSec),
+      }),
+    ),
   signUpThrottled: (retryAfterSec: number) =>
-    new ApiError('rate_limited', 'too many sign-ups from this address; try again later', {
-      'retry-after': String(retryAfterSec),
-    }),
+    refusedBy(
+      'sign_up',
+      new ApiError('rate_limited', 'too many sign-ups from this address; try again later', {
+        'retry-after': String(retryAfterSec),
+      }),
+    ),
   busy: () => new ApiError('unavailable', 'too busy right now; try again shortly', { 'retry-after': '1' }),
   /** The rate limiter could not decide: refused rather than served uncounted. */
   limiterUnavailable: () =>
@@ -125,3 +141,8 @@ export const errors = {
     new ApiError('unavailable', 'the database is unavailable; try again shortly', { 'retry-after': '2' }),
   unavailable: (detail: string) => new ApiError('unavailable', detail),
 };
+
+function refusedBy(limit: RefusalLimit, error: ApiError): ApiError {
+  error.limit = limit;
+  return error;
+}

@@ -56,6 +56,13 @@ export function startIngestScheduler(
   db: Db,
   config: Pick<Config, 'ingestSchedule' | 'usaspendingBaseUrl' | 'signalThreshold'>,
   logger: { info(message: string): void; error(message: string): void },
+  /** Each tick's counts (the app's /metrics). */
+  onCounts?: (counts: {
+    inserted: number;
+    updated: number;
+    rejected: number;
+    signals_created: number;
+  }) => void,
 ): Scheduler | null {
   if (config.ingestSchedule === null) return null;
   const client = new UsaspendingClient({ baseUrl: config.usaspendingBaseUrl });
@@ -67,6 +74,7 @@ export function startIngestScheduler(
         signal,
         log: (line) => logger.info(line),
       });
+      onCounts?.({ ...result.counts, rejected: result.counts.rejected.length });
       logger.info(
         `scheduled ingest ${result.key}: ${result.pages} pages, ${summary(result.counts, result.counts.rejected.length)}`,
       );

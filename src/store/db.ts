@@ -38,7 +38,17 @@ export interface Db extends Queryable {
    * ingests and other long work use the handle without one.
    */
   withDeadline(ms: number): Db;
+  /** The connection pool's use now (PostgreSQL handles; absent where there is no pool). */
+  poolStats?(): PoolStats;
   close(): Promise<void>;
+}
+
+/** node-postgres's counts: connections open, of them idle, queries waiting for one; and the bound. */
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
+  max: number;
 }
 
 /** The message of a statement past its deadline (pg's own, for the client-side query timeout). */
@@ -198,9 +208,10 @@ export function describeDatabaseError(error: unknown): string | null {
 }
 
 async function openPostgres(url: string): Promise<Db> {
+  const max = 10;
   const pool = new pg.Pool({
     connectionString: url,
-    max: 10,
+    max,
     connectionTimeoutMillis: POOL_WAIT_MS,
     // Dead peers (a host gone without closing its sockets) are noticed by the kernel, not never.
     keepAlive: true,
@@ -280,6 +291,12 @@ async function openPostgres(url: string): Promise<Db> {
       }
     },
     withDeadline: (ms) => handle(ms),
+    poolStats: () => ({
+      total: pool.totalCount,
+      idle: pool.idleCount,
+      waiting: pool.waitingCount,
+      max,
+    }),
     close: () => pool.end(),
   });
   return handle(0);

@@ -1,4 +1,5 @@
 import type { Config } from '../config.ts';
+import type { AttemptOutcome } from '../infra/metrics.ts';
 import type { Db } from '../store/db.ts';
 import { acquireBus } from '../store/notifications.ts';
 import {
@@ -32,6 +33,22 @@ export interface WorkerOptions {
   endpointConcurrency?: number;
   /** How often an idle worker looks for due deliveries (default 250 ms). */
   pollMs?: number;
+  /** Counts each attempt by outcome (the app's /metrics; absent for the `worker` role). */
+  metrics?: { webhookAttempt(outcome: AttemptOutcome, seconds: number): void };
+}
+
+/** How an attempt ended, for the metrics: its status, else what its error says. */
+export function attemptOutcome(result: {
+  ok: boolean;
+  sent: boolean;
+  statusCode: number | null;
+  error: string | null;
+}): AttemptOutcome {
+  if (result.ok) return 'succeeded';
+  if (!result.sent || result.error?.startsWith('refused')) return 'refused';
+  if (result.statusCode !== null) return 'http_error';
+  if (result.error?.startsWith('timeout')) return 'timeout';
+  return 'connection_error';
 }
 
 const silent: WorkerLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
@@ -182,6 +199,7 @@ export class DeliveryWorker {
 
   private async deliver(job: Claimed): Promise<void> {
     const result = await this.attempt(job);
+    this.options.metrics?.webhookAttempt(attemptOutcome(result), result.durationMs / 1000);
     const refused = job.webhook_disabled || job.webhook_suspended;
     const last = refused || job.attempts >= this.maxAttempts;
     const schedule = this.options.config.webhookRetryScheduleMs;

@@ -17,11 +17,15 @@ const ingestSchema = {
 };
 
 /** Awards through the pipeline in this process, each call under one shared pipeline context. */
-export function registerAdminIngest(app: App, { db, config, now }: Services): void {
+export function registerAdminIngest(app: App, { db, config, now, metrics }: Services): void {
   const ingest = awardIngest({ db, signalThreshold: config.signalThreshold, now });
   app.post(
     '/api/v1/admin/ingest',
     { config: access.admin, bodyLimit: 32 * 1024 * 1024, schema: ingestSchema },
-    async (request) => ingest(request.body.awards),
+    async (request) => {
+      const counts = await ingest(request.body.awards);
+      metrics.ingested('admin', { ...counts, rejected: counts.rejected.length });
+      return counts;
+    },
   );
 }

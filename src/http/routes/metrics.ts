@@ -7,9 +7,12 @@ const metricsSchema = {
   tags: ['admin'],
   summary: 'Prometheus metrics for operators (admin key: `x-api-key` or `Authorization: Bearer`)',
   description:
-    'The exposition text format: 503s by cause, the rate limiter store and its local decisions while ' +
-    'Redis is away, database reachability, the webhook outbox (oldest due delivery no worker sends, ' +
-    "deliveries due, webhooks by status), the scheduled ingest's last progress, and process metrics.",
+    'The exposition text format, for the answering process: requests and their durations by method, ' +
+    'route template and status; rate-limit refusals by limit; 503s by cause; the rate limiter store and ' +
+    'its local decisions while Redis is away; key and response cache lookups; the connection pool; ' +
+    'database reachability; the webhook outbox (oldest due delivery no worker sends, deliveries due, ' +
+    "webhooks by status) and attempts by outcome; ingest counts and the scheduled ingest's last " +
+    'progress; and process metrics.',
   querystring: Query({}),
   response: {
     200: {
