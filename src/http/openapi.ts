@@ -57,7 +57,8 @@ function operationId(method: string | string[], url: string): string {
 }
 
 function withHeaders(schema: unknown, extra: Schema = {}, more: Schema = {}): Schema {
-  return { ...(schema as Schema), ...extra, headers: { ...RATE_LIMIT_HEADERS, ...more } };
+  const own = (schema as Schema | undefined)?.headers as Schema | undefined;
+  return { ...(schema as Schema), ...extra, headers: { ...RATE_LIMIT_HEADERS, ...own, ...more } };
 }
 
 /**
