@@ -96,7 +96,9 @@ describe('candle lists page instead of truncating silently', () => {
     let url: string | null = next;
     let pages = 1;
     while (url !== null) {
-      const page = await getJson<Candle[]>(client, url);
+      const page: { status: number; headers: Record<string, unknown>; body: Candle[] } = await getJson<
+        Candle[]
+      >(client, url);
       assert.equal(page.status, 200);
       all.push(...page.body);
       url = nextLink(page.headers.link);
