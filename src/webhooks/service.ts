@@ -73,8 +73,12 @@ export async function countSuspendedWebhooks(db: Db, userId: string): Promise<nu
   return countSuspended(db, userId);
 }
 
+/** A user's active webhooks; an unknown user is "not found", as when creating one for them. */
 export async function userWebhooks(ctx: WebhookContext, userId: string, page: Page): Promise<Webhook[]> {
-  return listWebhooks(ctx.db, userId, page);
+  const webhooks = await listWebhooks(ctx.db, userId, page);
+  // Only an empty page can hide an unknown user: a webhook's user exists (foreign key).
+  if (webhooks.length === 0 && !(await getUser(ctx.db, userId))) throw errors.userNotFound(userId);
+  return webhooks;
 }
 
 export async function deleteWebhook(ctx: WebhookContext, id: string, owner: string | null): Promise<Webhook> {

@@ -240,6 +240,26 @@ describe('account webhook routes', () => {
 });
 
 describe('admin webhook routes', () => {
+  test("an unknown user's webhooks are 404 for GET as for POST; a known user without any, an empty page", async () => {
+    const unknown = crypto.randomUUID();
+    const listed = await admin.inject({ url: `/api/v1/admin/users/${unknown}/webhooks` });
+    assert.equal(listed.statusCode, 404, listed.body);
+    const { error } = listed.json<Envelope>();
+    assert.equal(error.code, 'not_found');
+    assert.match(error.message, new RegExp(`user not found: ${unknown}`));
+    const created = await admin.inject({
+      method: 'POST',
+      url: `/api/v1/admin/users/${unknown}/webhooks`,
+      payload: { url: PUBLIC_URL },
+    });
+    assert.equal(created.statusCode, 404);
+    assert.equal(created.json<Envelope>().error.message, error.message);
+    const { userId } = await user();
+    const none = await admin.inject({ url: `/api/v1/admin/users/${userId}/webhooks?offset=10` });
+    assert.equal(none.statusCode, 200);
+    assert.deepEqual(none.json<{ data: unknown[] }>().data, []);
+  });
+
   test('create for a user, list deliveries and attempts, resend, delete; non-admins are refused', async () => {
     const { userId, client } = await user('institutional');
     const res = await admin.inject({
