@@ -221,6 +221,53 @@ describe('every protected route, under every spelling of its path', () => {
   });
 });
 
+describe('401 challenges', () => {
+  test('every 401 of a keyed route carries WWW-Authenticate: Bearer; the dashboard session 401s do not', async () => {
+    const keyed = app.routeAccess.filter((r) => r.access.kind === 'key');
+    assert.ok(keyed.length >= 30);
+    for (const route of keyed) {
+      const url = join(segments(route.url));
+      const missing = await send(route, url, {});
+      assert.equal(missing.statusCode, 401, `${route.method} ${url}`);
+      assert.equal(
+        missing.headers['www-authenticate'],
+        'Bearer realm="market-intel"',
+        `${route.method} ${url}`,
+      );
+      const invalid = await send(route, url, { 'x-api-key': 'iv_live_notakey' });
+      assert.equal(invalid.statusCode, 401, `${route.method} ${url} with an unknown key`);
+      assert.equal(
+        invalid.headers['www-authenticate'],
+        'Bearer realm="market-intel", error="invalid_token"',
+        `${route.method} ${url} with an unknown key`,
+      );
+    }
+    const revoked = await app.inject({
+      url: '/api/v1/events',
+      headers: { authorization: `Bearer ${keys.revoked}` },
+      remoteAddress: '10.3.0.3',
+    });
+    assert.equal(revoked.statusCode, 401);
+    assert.match(
+      String(revoked.headers['www-authenticate']),
+      /^Bearer realm="market-intel", error="invalid_token"$/,
+    );
+    const throttled: LightMyRequestResponse[] = [];
+    for (let i = 0; i < 11; i++)
+      throttled.push(await app.inject({ url: '/api/v1/health', remoteAddress: '10.3.0.1' }));
+    const last = throttled.at(-1);
+    assert.equal(last?.statusCode, 401, 'the keyless allowance of an open route is spent');
+    assert.equal(last?.headers['www-authenticate'], 'Bearer realm="market-intel"');
+    const session = await app.inject({ url: '/dashboard/api/me', remoteAddress: '10.3.0.2' });
+    assert.equal(session.statusCode, 401);
+    assert.equal(
+      session.headers['www-authenticate'],
+      undefined,
+      'a cookie session is not a bearer challenge',
+    );
+  });
+});
+
 describe('paths no route answers', () => {
   test('GET /api/v1 (with or without its slash) is a 404 with the envelope and the rate-limit headers', async () => {
     // No route is registered at /api/v1 itself: it is an unknown path like /api/v1/nope, decided by the
