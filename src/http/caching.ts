@@ -128,6 +128,7 @@ export function installCaching(
     }
     request.cacheSlot = { key, version: null, hit: true };
     reply.header('etag', hit.etag);
+    if (hit.link !== undefined) reply.header('link', hit.link);
     if (ifNoneMatch(request.headers['if-none-match'], hit.etag)) reply.code(304).send();
     else reply.type(hit.contentType).send(hit.body);
   });
@@ -144,7 +145,9 @@ export function installCaching(
     reply.header('etag', etag);
     if (responses && slot && slot.version !== null) {
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-      responses.put(slot.key, slot.version, { body, etag, contentType });
+      const link = reply.getHeader('link');
+      const entry = { body, etag, contentType };
+      responses.put(slot.key, slot.version, link === undefined ? entry : { ...entry, link: String(link) });
     }
     if (!ifNoneMatch(request.headers['if-none-match'], etag)) return done(null, body);
     reply.code(304);

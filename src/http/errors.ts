@@ -46,6 +46,13 @@ export class ApiError extends Error {
   }
 }
 
+/** The API's 401s (RFC 9110 §11.6.1): a key is a bearer token (or the same key in `x-api-key`). */
+export const KEY_CHALLENGE = { 'www-authenticate': 'Bearer realm="market-intel"' } as const;
+/** A key was sent but is unknown or revoked (RFC 6750 §3.1). */
+export const INVALID_KEY_CHALLENGE = {
+  'www-authenticate': 'Bearer realm="market-intel", error="invalid_token"',
+} as const;
+
 /** Named factories, so handlers never pick statuses or wording by hand. */
 export const errors = {
   invalidParameter: (name: string, detail: string) =>
@@ -83,15 +90,17 @@ export const errors = {
     new ApiError(
       'unauthorized',
       'missing API key: send it in the x-api-key header or as "Authorization: Bearer <key>"',
+      KEY_CHALLENGE,
     ),
-  invalidKey: () => new ApiError('unauthorized', 'invalid API key'),
-  revokedKey: () => new ApiError('unauthorized', 'API key has been revoked'),
+  invalidKey: () => new ApiError('unauthorized', 'invalid API key', INVALID_KEY_CHALLENGE),
+  revokedKey: () => new ApiError('unauthorized', 'API key has been revoked', INVALID_KEY_CHALLENGE),
   keylessThrottled: () =>
     refusedBy(
       'keyless',
       new ApiError(
         'unauthorized',
         'too many requests without a valid API key from this address; send a valid key',
+        KEY_CHALLENGE,
       ),
     ),
   noLiveAccess: (plan: string) =>

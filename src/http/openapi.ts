@@ -41,6 +41,15 @@ const VALIDATOR_HEADERS = {
   },
 };
 
+/** Every 401 of the API (http/errors.ts, KEY_CHALLENGE). */
+const WWW_AUTHENTICATE = {
+  'WWW-Authenticate': {
+    type: 'string',
+    description:
+      'The challenge: `Bearer realm="market-intel"`, with `error="invalid_token"` when the key sent is unknown or revoked. The key goes in `Authorization: Bearer <key>` or `x-api-key`.',
+  },
+};
+
 const KEYED = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
 
 type Schema = Record<string, unknown>;
@@ -57,7 +66,8 @@ function operationId(method: string | string[], url: string): string {
 }
 
 function withHeaders(schema: unknown, extra: Schema = {}, more: Schema = {}): Schema {
-  return { ...(schema as Schema), ...extra, headers: { ...RATE_LIMIT_HEADERS, ...more } };
+  const own = (schema as Schema | undefined)?.headers as Schema | undefined;
+  return { ...(schema as Schema), ...extra, headers: { ...RATE_LIMIT_HEADERS, ...own, ...more } };
 }
 
 /**
@@ -93,9 +103,11 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
     responses[413] = withHeaders(ErrorEnvelope, { description: 'Request body too large' });
     responses[415] = withHeaders(ErrorEnvelope, { description: 'Content-Type is not application/json' });
   }
-  responses[401] = withHeaders(ErrorEnvelope, {
-    description: 'Missing, invalid or revoked key, or the keyless allowance is spent',
-  });
+  responses[401] = withHeaders(
+    ErrorEnvelope,
+    { description: 'Missing, invalid or revoked key, or the keyless allowance is spent' },
+    WWW_AUTHENTICATE,
+  );
   if (!isPublic) {
     responses[403] = withHeaders(ErrorEnvelope, { description: 'Scope, tier or plan does not allow this' });
     responses[429] = withHeaders(ErrorEnvelope, {

@@ -5,6 +5,8 @@ export interface CachedResponse {
   body: Buffer;
   etag: string;
   contentType: string;
+  /** The `Link` header the 200 carried (a list's next page), if any. */
+  link?: string;
 }
 
 export interface ResponseCacheOptions {

@@ -32,6 +32,11 @@ export const webhookErrors = {
       'conflict',
       `delivery ${id} is being attempted right now; resend it once the attempt ends`,
     ),
+  deliveryUnfinished: (id: string, status: string) =>
+    new ServiceError(
+      'conflict',
+      `delivery ${id} is ${status}, not finished: resend it once it has succeeded or failed`,
+    ),
   webhookSuspended: (id: string) =>
     new ServiceError(
       'conflict',

@@ -53,17 +53,56 @@ export interface CandleRange {
   limit: number;
 }
 
+/** A page of candles as JSON text, with its first and last dates (null when empty). */
+export interface CandleListPage extends JsonList {
+  first: string | null;
+  last: string | null;
+}
+
 /**
  * Candles ascending as the API's JSON (schema `Candle`); with a limit and no lower bound, the most recent
  * `limit` bars.
  */
-export async function candlesJson(db: Queryable, ticker: string, range: CandleRange): Promise<JsonList> {
+export async function candlesJson(
+  db: Queryable,
+  ticker: string,
+  range: CandleRange,
+): Promise<CandleListPage> {
   const page = candlePage(ticker, range);
-  const rows = await db.query<JsonList>(
-    prepared(`SELECT ${jsonArray(CANDLE_JSON, 'k.date')} AS json, count(*)::int AS count ${page.from}`),
+  const rows = await db.query<CandleListPage>(
+    prepared(
+      `SELECT ${jsonArray(CANDLE_JSON, 'k.date')} AS json, count(*)::int AS count,
+       min(k.date)::text AS first, max(k.date)::text AS last ${page.from}`,
+    ),
     page.params,
   );
-  return jsonList(rows);
+  const list = jsonList(rows);
+  const row = rows[0];
+  return { ...list, first: row?.first ?? null, last: row?.last ?? null };
+}
+
+/**
+ * Whether `range` holds bars beyond a full page of it: with `range.from`, after the page's `last` date
+ * (up to `range.to`); without it, before the page's `first`.
+ */
+export async function moreCandles(
+  db: Queryable,
+  ticker: string,
+  range: CandleRange,
+  page: { first: string; last: string },
+): Promise<boolean> {
+  const rows =
+    range.from === undefined
+      ? await db.query('SELECT 1 FROM candles WHERE ticker = $1 AND date < $2::date LIMIT 1', [
+          ticker,
+          page.first,
+        ])
+      : await db.query(
+          `SELECT 1 FROM candles WHERE ticker = $1 AND date > $2::date
+           AND ($3::date IS NULL OR date <= $3::date) LIMIT 1`,
+          [ticker, page.last, range.to ?? null],
+        );
+  return rows.length > 0;
 }
 
 /**

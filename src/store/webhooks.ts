@@ -211,8 +211,10 @@ export async function listAttempts(db: Queryable, deliveryId: string): Promise<A
 }
 
 /**
- * Starts a new attempt series on the same delivery id, due now. Refused (null) while an attempt is in
- * flight — two sends of one delivery never overlap — or when the webhook was deleted.
+ * Starts a new attempt series on the same delivery id, due now. Refused (null) unless the delivery has
+ * finished (`succeeded` or `failed`) — so two sends of one delivery never overlap and a pending series is
+ * never replaced — or when the webhook was deleted or suspended. One conditional UPDATE: of two
+ * concurrent calls the second re-checks the row the first wrote (now `pending`) and is refused.
  */
 export async function restartDelivery(db: Queryable, id: string): Promise<Delivery | null> {
   return first(
@@ -221,7 +223,7 @@ export async function restartDelivery(db: Queryable, id: string): Promise<Delive
          next_attempt_at = now(), locked_until = NULL, last_status = NULL, last_error = NULL, updated_at = now()
        FROM webhooks w
        WHERE d.id = $1 AND w.id = d.webhook_id AND w.disabled_at IS NULL AND w.suspended_at IS NULL
-         AND NOT (d.status = 'delivering' AND d.locked_until >= now())
+         AND d.status IN ('succeeded', 'failed')
        RETURNING ${DELIVERY_COLUMNS}`,
       [id],
     ),

@@ -73,8 +73,12 @@ export async function countSuspendedWebhooks(db: Db, userId: string): Promise<nu
   return countSuspended(db, userId);
 }
 
+/** A user's active webhooks; an unknown user is "not found", as when creating one for them. */
 export async function userWebhooks(ctx: WebhookContext, userId: string, page: Page): Promise<Webhook[]> {
-  return listWebhooks(ctx.db, userId, page);
+  const webhooks = await listWebhooks(ctx.db, userId, page);
+  // Only an empty page can hide an unknown user: a webhook's user exists (foreign key).
+  if (webhooks.length === 0 && !(await getUser(ctx.db, userId))) throw errors.userNotFound(userId);
+  return webhooks;
 }
 
 export async function deleteWebhook(ctx: WebhookContext, id: string, owner: string | null): Promise<Webhook> {
@@ -116,7 +120,11 @@ export async function deliveryAttempts(ctx: WebhookContext, deliveryId: string, 
   return listAttempts(ctx.db, deliveryId);
 }
 
-/** A new attempt series on the same delivery id (same payload, same X-Service-Delivery), due now. */
+/**
+ * A new attempt series on the same delivery id (same payload, same X-Service-Delivery), due now. Only a
+ * finished delivery (`succeeded` or `failed`) is restarted, by one conditional UPDATE: of two resends
+ * at once, one wins and the other is a conflict, so a pending series is never replaced unsent.
+ */
 export async function resendDelivery(
   ctx: WebhookContext,
   id: string,
@@ -127,7 +135,14 @@ export async function resendDelivery(
   if (found.webhook_disabled) throw errors.webhookDeleted(id);
   if (found.webhook_suspended) throw errors.webhookSuspended(id);
   const restarted = await restartDelivery(ctx.db, id);
-  if (!restarted) throw errors.deliveryInFlight(id);
+  if (!restarted) {
+    // Refused: say why, from the state that refused it (it may have changed since the read above).
+    const now = (await getDelivery(ctx.db, id, owner)) ?? found;
+    if (now.webhook_disabled) throw errors.webhookDeleted(id);
+    if (now.webhook_suspended) throw errors.webhookSuspended(id);
+    if (now.in_flight) throw errors.deliveryInFlight(id);
+    throw errors.deliveryUnfinished(id, now.status);
+  }
   await notifyDue(ctx.db);
   return restarted;
 }

@@ -4,6 +4,7 @@ import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
 import { closeApp, type Envelope, getJson, testApp, withKey } from '../support/app.ts';
 import { freshDb } from '../support/db.ts';
+import { enqueue } from '../webhooks/helpers.ts';
 
 let db: Db;
 let app: App;
@@ -193,6 +194,26 @@ describe('dashboard API', () => {
     assert.ok(target);
     const changed = await user.call('PATCH', `/admin/users/${target.id}`, { plan: 'developer' });
     assert.equal(changed.json<{ user: { plan: string } }>().user.plan, 'developer');
+  });
+
+  test('resend of an unfinished delivery is 409; of a finished one 202', async () => {
+    const user = new Browser('198.51.100.120');
+    await user.join('resender@example.test');
+    await db.query("UPDATE users SET plan = 'developer' WHERE email = 'resender@example.test'");
+    const created = await user.call('POST', '/webhooks', { url: 'https://93.184.216.34/hooks' });
+    assert.equal(created.statusCode, 201, created.body);
+    const webhookId = created.json<{ webhook: { id: string } }>().webhook.id;
+    const [delivery] = await enqueue(db, webhookId, [{ event: 'signal.created', data: {}, ts: 1 }]);
+    assert.ok(delivery);
+    const pending = await user.call('POST', `/deliveries/${delivery.id}/resend`);
+    assert.equal(pending.statusCode, 409, pending.body);
+    assert.match(pending.json<Envelope>().error.message, /is pending, not finished/);
+    await db.query("UPDATE webhook_deliveries SET status = 'failed', next_attempt_at = NULL WHERE id = $1", [
+      delivery.id,
+    ]);
+    const resent = await user.call('POST', `/deliveries/${delivery.id}/resend`);
+    assert.equal(resent.statusCode, 200, resent.body);
+    assert.equal(resent.json<{ delivery: { series: number } }>().delivery.series, 2);
   });
 
   test('the page is served from this origin with a strict CSP', async () => {

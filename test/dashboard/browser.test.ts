@@ -86,6 +86,8 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
     await page.goto(`${base}/dashboard#/signup`);
     await ready();
     await shot('signup');
+    assert.equal(await page.locator('#signout').isVisible(), false, 'no Sign out while signed out');
+    assert.equal(await page.locator('#nav').isVisible(), false, 'no sections while signed out');
     await page.getByLabel('Email').fill('quant@example.test');
     await page.keyboard.press('Tab');
     await page.keyboard.type(PASSWORD);
@@ -114,6 +116,7 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
     // Sign-up opens no session (it answers alike for taken emails): the page signs in after it.
     assert.deepEqual(posted, ['/dashboard/api/signup', '/dashboard/api/signin']);
     assert.match((await page.locator('#who-email').textContent()) ?? '', /quant@example.test · free/);
+    assert.equal(await page.locator('#signout').isVisible(), true, 'Sign out once signed in');
     // Drawn once: a second drawing would wipe a form the user has begun to fill in.
     await page.waitForLoadState('networkidle');
     assert.equal(
@@ -252,6 +255,8 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
 
   test('signing up with a registered email and another password ends in the sign-in error', async () => {
     await page.locator('#signout').click();
+    await page.waitForSelector('#signout', { state: 'hidden' });
+    assert.equal(await page.locator('#who').isVisible(), false, 'Sign out hidden again once signed out');
     // Signing out sends the page to #/signin when its request returns: wait for that before moving on.
     await page.waitForSelector('h1:has-text("Sign in")');
     await page.goto(`${base}/dashboard#/signup`);

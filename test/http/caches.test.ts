@@ -146,6 +146,22 @@ describe('caches across instances', () => {
     assert.match(gone.json<Envelope>().error.message, /invalid API key/);
   });
 
+  test('a cached candle page keeps its Link to the next page', async () => {
+    const key = await makeKey(db);
+    const url = '/api/v1/benchmarks?ticker=SPY&from=2024-03-01&limit=2';
+    const first = await get(b, key.raw, url);
+    assert.equal(first.statusCode, 200);
+    assert.match(
+      String(first.headers.link),
+      /^<\/api\/v1\/benchmarks\?ticker=SPY&from=2024-03-05&limit=2>; rel="next"$/,
+    );
+    const hits = b.caches.responses?.hits ?? 0;
+    const again = await get(b, key.raw, url);
+    assert.equal(b.caches.responses?.hits, hits + 1, 'served from the cache');
+    assert.equal(again.body, first.body);
+    assert.equal(again.headers.link, first.headers.link);
+  });
+
   test('a contract changed by SQL shows in the next GET on both instances; ETags answer 304 until then', async () => {
     const key = await makeKey(db);
     const url = '/api/v1/events?limit=3';

@@ -75,6 +75,80 @@ describe('GET /api/v1/benchmarks', () => {
   });
 });
 
+describe('candle lists page instead of truncating silently', () => {
+  const nextLink = (link: unknown): string | null => {
+    if (link === undefined) return null;
+    const match = /^<([^>]+)>; rel="next"$/.exec(String(link));
+    assert.ok(match, `a next link: ${String(link)}`);
+    return match[1] ?? null;
+  };
+
+  test('GET /api/v1/benchmarks from 1990 pages through every bar with Link rel="next"', async () => {
+    const first = await getJson<Candle[]>(client, '/api/v1/benchmarks?ticker=SPY&from=1990-01-01');
+    assert.equal(first.status, 200);
+    assert.equal(first.body.length, 5000, 'the default limit is 5000');
+    const last = first.body.at(-1)?.date ?? '';
+    const next = nextLink(first.headers.link);
+    assert.ok(next, 'a full page with more bars says where the rest is');
+    const day = new Date(Date.parse(`${last}T00:00:00Z`) + 86_400_000).toISOString().slice(0, 10);
+    assert.equal(next, `/api/v1/benchmarks?ticker=SPY&from=${day}&limit=5000`);
+    const all: Candle[] = [...first.body];
+    let url: string | null = next;
+    let pages = 1;
+    while (url !== null) {
+      const page: { status: number; headers: Record<string, unknown>; body: Candle[] } = await getJson<
+        Candle[]
+      >(client, url);
+      assert.equal(page.status, 200);
+      all.push(...page.body);
+      url = nextLink(page.headers.link);
+      pages += 1;
+      assert.ok(pages < 10);
+    }
+    assert.ok(pages >= 2);
+    assert.ok(ascending(all), 'no bar twice, none out of order');
+    const latest = await getJson<Candle[]>(client, '/api/v1/market/candles/SPY?limit=1');
+    assert.equal(all.at(-1)?.date, latest.body[0]?.date, 'the walk reaches the latest bar');
+    const count = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM candles WHERE ticker = 'SPY' AND date >= '1990-01-01'",
+    );
+    assert.equal(all.length, count[0]?.n);
+  });
+
+  test('limit is 1-5000; without from the next page ends the day before the first bar', async () => {
+    const small = await getJson<Candle[]>(
+      client,
+      '/api/v1/benchmarks?ticker=ita&from=2024-03-01&to=2024-03-08&limit=2',
+    );
+    assert.deepEqual(
+      small.body.map((c) => c.date),
+      ['2024-03-01', '2024-03-04'],
+    );
+    assert.equal(
+      nextLink(small.headers.link),
+      '/api/v1/benchmarks?ticker=ita&from=2024-03-05&to=2024-03-08&limit=2',
+    );
+    const tail = await getJson<Candle[]>(
+      client,
+      '/api/v1/benchmarks?ticker=ITA&from=2024-03-07&to=2024-03-08&limit=2',
+    );
+    assert.equal(tail.body.length, 2);
+    assert.equal(tail.headers.link, undefined, 'a full page with nothing after it has no link');
+    const latest = await getJson<Candle[]>(client, '/api/v1/benchmarks?ticker=XLI&to=2024-03-08&limit=3');
+    assert.deepEqual(
+      latest.body.map((c) => c.date),
+      ['2024-03-06', '2024-03-07', '2024-03-08'],
+    );
+    assert.equal(nextLink(latest.headers.link), '/api/v1/benchmarks?ticker=XLI&to=2024-03-05&limit=3');
+    const candles = await getJson<Candle[]>(client, '/api/v1/market/candles/spy?from=2024-03-01&limit=1');
+    assert.equal(nextLink(candles.headers.link), '/api/v1/market/candles/spy?from=2024-03-02&limit=1');
+    for (const limit of ['0', '5001', 'x']) {
+      const bad = await getJson<Envelope>(client, `/api/v1/benchmarks?ticker=SPY&limit=${limit}`);
+      assert.equal(bad.status, 400, limit);
+    }
+  });
+});
+
 describe('GET /api/v1/companies/{ticker}', () => {
   test('returns the company with at most 20 recent contracts, newest first', async () => {
     const { status, body } = await getJson<{

@@ -52,6 +52,24 @@ describe('OpenAPI document', () => {
     assert.ok(doc.paths['/api/v1/contracts/{id}/score']?.post);
   });
 
+  test('every 401 declares its WWW-Authenticate challenge', () => {
+    let count = 0;
+    for (const [path, item] of Object.entries(doc.paths)) {
+      for (const [method, op] of Object.entries(
+        item as Record<string, { responses?: Record<string, unknown> }>,
+      )) {
+        const unauthorized = op.responses?.['401'] as { headers?: Record<string, unknown> } | undefined;
+        if (!unauthorized) continue;
+        count += 1;
+        assert.ok(
+          unauthorized.headers?.['WWW-Authenticate'],
+          `${method} ${path}: 401 without WWW-Authenticate`,
+        );
+      }
+    }
+    assert.ok(count > 30, `only ${count} operations with a 401`);
+  });
+
   test('real responses of every endpoint match the document’s schemas', async () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     addFormats.default(ajv);

@@ -221,6 +221,87 @@ describe('every protected route, under every spelling of its path', () => {
   });
 });
 
+describe('401 challenges', () => {
+  test('every 401 of a keyed route carries WWW-Authenticate: Bearer; the dashboard session 401s do not', async () => {
+    const keyed = app.routeAccess.filter((r) => r.access.kind === 'key');
+    assert.ok(keyed.length >= 30);
+    for (const route of keyed) {
+      const url = join(segments(route.url));
+      const missing = await send(route, url, {});
+      assert.equal(missing.statusCode, 401, `${route.method} ${url}`);
+      assert.equal(
+        missing.headers['www-authenticate'],
+        'Bearer realm="market-intel"',
+        `${route.method} ${url}`,
+      );
+      const invalid = await send(route, url, { 'x-api-key': 'iv_live_notakey' });
+      assert.equal(invalid.statusCode, 401, `${route.method} ${url} with an unknown key`);
+      assert.equal(
+        invalid.headers['www-authenticate'],
+        'Bearer realm="market-intel", error="invalid_token"',
+        `${route.method} ${url} with an unknown key`,
+      );
+    }
+    const revoked = await app.inject({
+      url: '/api/v1/events',
+      headers: { authorization: `Bearer ${keys.revoked}` },
+      remoteAddress: '10.3.0.3',
+    });
+    assert.equal(revoked.statusCode, 401);
+    assert.match(
+      String(revoked.headers['www-authenticate']),
+      /^Bearer realm="market-intel", error="invalid_token"$/,
+    );
+    const throttled: LightMyRequestResponse[] = [];
+    for (let i = 0; i < 11; i++)
+      throttled.push(await app.inject({ url: '/api/v1/health', remoteAddress: '10.3.0.1' }));
+    const last = throttled.at(-1);
+    assert.equal(last?.statusCode, 401, 'the keyless allowance of an open route is spent');
+    assert.equal(last?.headers['www-authenticate'], 'Bearer realm="market-intel"');
+    const session = await app.inject({ url: '/dashboard/api/me', remoteAddress: '10.3.0.2' });
+    assert.equal(session.statusCode, 401);
+    assert.equal(
+      session.headers['www-authenticate'],
+      undefined,
+      'a cookie session is not a bearer challenge',
+    );
+  });
+});
+
+describe('paths no route answers', () => {
+  test('GET /api/v1 (with or without its slash) is a 404 with the envelope and the rate-limit headers', async () => {
+    // No route is registered at /api/v1 itself: it is an unknown path like /api/v1/nope, decided by the
+    // (absent) route, never by the URL's text: counted, limited and answered in the envelope.
+    assert.ok(!app.routeAccess.some((r) => r.url === '/api/v1' || r.url === '/api/v1/'));
+    const key = await makeKey(db);
+    for (const url of ['/api/v1', '/api/v1/', '/api/v1?x=1', '/api', '/api/v1/nope']) {
+      for (const method of ['GET', 'HEAD'] as const) {
+        address += 1;
+        const keyless = await app.inject({ method, url, remoteAddress: `10.4.0.${address & 255}` });
+        assert.equal(keyless.statusCode, 404, `${method} ${url}`);
+        assert.equal(keyless.headers['x-ratelimit-limit'], '10', `${method} ${url}: the address allowance`);
+        assert.ok(keyless.headers['x-ratelimit-remaining'] !== undefined, `${method} ${url}`);
+        assert.ok(keyless.headers['x-ratelimit-reset'] !== undefined, `${method} ${url}`);
+        if (method === 'GET') {
+          const { error } = JSON.parse(keyless.body);
+          assert.equal(error.status, 404);
+          assert.equal(error.code, 'not_found');
+          assert.equal(error.message, `no route for GET ${url.split('?')[0]}`);
+        }
+        const keyed = await app.inject({ method, url, headers: { 'x-api-key': key.raw } });
+        assert.equal(keyed.statusCode, 404, `${method} ${url} with a key`);
+        assert.ok(keyed.headers['x-ratelimit-limit'] !== undefined, `${method} ${url}: the key's window`);
+      }
+    }
+    const spent = '10.4.1.1';
+    const statuses: number[] = [];
+    for (let i = 0; i < 11; i++) {
+      statuses.push((await app.inject({ url: '/api/v1', remoteAddress: spent })).statusCode);
+    }
+    assert.deepEqual(statuses, [...Array(10).fill(404), 401], 'probing /api/v1 spends the allowance');
+  });
+});
+
 describe('open routes answer whatever key comes with them', () => {
   const OPEN = ['/api/v1/health', '/api/v1/openapi.json'];
 

@@ -157,7 +157,11 @@ async function legacyObjects(
   }
   if (pathname === '/api/v1/benchmarks') {
     const ticker = (text('ticker') ?? '').toUpperCase();
-    const value = await listCandles(db, ticker, { from: text('from'), to: text('to'), limit: 5000 });
+    const value = await listCandles(db, ticker, {
+      from: text('from'),
+      to: text('to'),
+      limit: int('limit', 5000) as number,
+    });
     return { schema: CandleList, value };
   }
   throw new Error(`no legacy path for ${url}`);

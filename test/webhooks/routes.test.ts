@@ -45,6 +45,21 @@ async function user(plan: 'developer' | 'free' | 'institutional' = 'developer') 
 const create = (client: Injector, url: string) =>
   client.inject({ method: 'POST', url: '/api/v1/webhooks', payload: { url } });
 
+/** Ends a delivery's series as the worker would. */
+const finish = (id: string, status: 'succeeded' | 'failed') =>
+  db.query(
+    'UPDATE webhook_deliveries SET status = $2, next_attempt_at = NULL, locked_until = NULL WHERE id = $1',
+    [id, status],
+  );
+
+const seriesOf = async (id: string) =>
+  (
+    await db.query<{ series: number; status: string }>(
+      'SELECT series, status FROM webhook_deliveries WHERE id = $1',
+      [id],
+    )
+  )[0];
+
 interface Created {
   webhook: { id: string; user_id: string; url: string; disabled_at: string | null };
   secret: string;
@@ -150,12 +165,41 @@ describe('account webhook routes', () => {
       mine.json<{ data: { id: string }[] }>().data.map((d) => d.id),
       [delivery.id],
     );
+    await finish(delivery.id, 'succeeded');
     const resent = await owner.client.inject({
       method: 'POST',
       url: `/api/v1/webhooks/deliveries/${delivery.id}/resend`,
     });
     assert.equal(resent.statusCode, 202);
     assert.equal(resent.json<{ delivery: { series: number } }>().delivery.series, 2);
+  });
+
+  test('resend of a pending delivery is 409; two concurrent resends of a finished one: one 202, one 409', async () => {
+    const { client } = await user();
+    const { webhook } = (await create(client, PUBLIC_URL)).json<Created>();
+    const [delivery] = await enqueue(db, webhook.id, [{ event: 'signal.created', data: {}, ts: 1 }]);
+    assert.ok(delivery);
+    const resend = () =>
+      client.inject({ method: 'POST', url: `/api/v1/webhooks/deliveries/${delivery.id}/resend` });
+    for (let i = 0; i < 2; i += 1) {
+      const pending = await resend();
+      assert.equal(pending.statusCode, 409, pending.body);
+      const { error } = pending.json<Envelope>();
+      assert.equal(error.code, 'conflict');
+      assert.match(error.message, /is pending, not finished: resend it once it has succeeded or failed/);
+    }
+    assert.deepEqual(await seriesOf(delivery.id), { series: 1, status: 'pending' });
+
+    await finish(delivery.id, 'failed');
+    const answers = await Promise.all([resend(), resend(), resend()]);
+    assert.deepEqual(
+      answers.map((a) => a.statusCode).sort(),
+      [202, 409, 409],
+      answers.map((a) => a.body).join('\n'),
+    );
+    assert.deepEqual(await seriesOf(delivery.id), { series: 2, status: 'pending' });
+    const again = await resend();
+    assert.equal(again.statusCode, 409, 'the new series is pending: not resent before it ends');
   });
 
   test('resend is refused while an attempt is in flight and after the webhook was deleted', async () => {
@@ -196,6 +240,26 @@ describe('account webhook routes', () => {
 });
 
 describe('admin webhook routes', () => {
+  test("an unknown user's webhooks are 404 for GET as for POST; a known user without any, an empty page", async () => {
+    const unknown = crypto.randomUUID();
+    const listed = await admin.inject({ url: `/api/v1/admin/users/${unknown}/webhooks` });
+    assert.equal(listed.statusCode, 404, listed.body);
+    const { error } = listed.json<Envelope>();
+    assert.equal(error.code, 'not_found');
+    assert.match(error.message, new RegExp(`user not found: ${unknown}`));
+    const created = await admin.inject({
+      method: 'POST',
+      url: `/api/v1/admin/users/${unknown}/webhooks`,
+      payload: { url: PUBLIC_URL },
+    });
+    assert.equal(created.statusCode, 404);
+    assert.equal(created.json<Envelope>().error.message, error.message);
+    const { userId } = await user();
+    const none = await admin.inject({ url: `/api/v1/admin/users/${userId}/webhooks?offset=10` });
+    assert.equal(none.statusCode, 200);
+    assert.deepEqual(none.json<{ data: unknown[] }>().data, []);
+  });
+
   test('create for a user, list deliveries and attempts, resend, delete; non-admins are refused', async () => {
     const { userId, client } = await user('institutional');
     const res = await admin.inject({
@@ -218,6 +282,13 @@ describe('admin webhook routes', () => {
     });
     const attempts = await admin.inject({ url: `/api/v1/admin/deliveries/${delivery.id}/attempts` });
     assert.deepEqual(attempts.json(), { data: [] });
+    const early = await admin.inject({
+      method: 'POST',
+      url: `/api/v1/admin/deliveries/${delivery.id}/resend`,
+    });
+    assert.equal(early.statusCode, 409, 'a pending delivery is not resent');
+    assert.equal(early.json<Envelope>().error.code, 'conflict');
+    await finish(delivery.id, 'failed');
     const resent = await admin.inject({
       method: 'POST',
       url: `/api/v1/admin/deliveries/${delivery.id}/resend`,

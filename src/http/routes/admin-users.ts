@@ -50,7 +50,7 @@ const webhooksSchema = {
   summary: "A user's active webhooks",
   params: IdParams('User'),
   querystring: PageQuery,
-  response: { 200: WebhookList, ...errorResponses(400) },
+  response: { 200: WebhookList, ...errorResponses(400, 404) },
 };
 
 /** Admin API on users: admin-scope keys of admin users. */

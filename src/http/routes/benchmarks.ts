@@ -1,25 +1,27 @@
 import { Type } from 'typebox';
-import { candlesJson } from '../../store/market.ts';
 import { access, cached } from '../access.ts';
 import { errors } from '../errors.ts';
 import { sendJson } from '../json-body.ts';
 import { checkDateRange } from '../params.ts';
-import { DateString, errorResponses, Query } from '../schemas/common.ts';
-import { CandleList } from '../schemas/resources.ts';
+import { DateString, errorResponses, Limit, Query } from '../schemas/common.ts';
 import type { App, Handler, Services } from '../types.ts';
-import { MAX_CANDLES } from './market.ts';
+import { CandlePage, candlePage, MAX_CANDLES } from './market.ts';
 
 export const BENCHMARKS = ['SPY', 'XLI', 'ITA'] as const;
 
 const benchmarkSchema = {
   tags: ['market'],
   summary: 'Daily OHLCV of a benchmark (SPY, XLI or ITA)',
+  description:
+    'With `from`, the first `limit` bars from that date; without it, the latest `limit` bars up to `to`. ' +
+    'A full page with more bars in the range carries a `Link: <…>; rel="next"` header: the URL of the next page.',
   querystring: Query({
     ticker: Type.String({ description: 'SPY, XLI or ITA (case-insensitive).' }),
     from: Type.Optional(DateString('First date (inclusive).')),
     to: Type.Optional(DateString('Last date (inclusive).')),
+    limit: Limit(MAX_CANDLES, MAX_CANDLES),
   }),
-  response: { 200: CandleList, ...errorResponses(400) },
+  response: { 200: CandlePage, ...errorResponses(400) },
 };
 
 export function registerBenchmarks(app: App, services: Services): void {
@@ -38,7 +40,7 @@ function showBenchmark({ db }: Services): Handler<typeof benchmarkSchema> {
       throw errors.invalidParameter('ticker', `must be one of ${BENCHMARKS.join(', ')}`);
     }
     checkDateRange(q.from, q.to);
-    const candles = await candlesJson(db, ticker, { from: q.from, to: q.to, limit: MAX_CANDLES });
+    const candles = await candlePage(request, reply, db, ticker, q);
     return sendJson(reply, candles.json);
   };
 }
