@@ -8,6 +8,7 @@ import { registerAdminWebhooks } from './admin-webhooks.ts';
 import { registerBenchmarks } from './benchmarks.ts';
 import { registerCompanies } from './companies.ts';
 import { registerContracts } from './contracts.ts';
+import { registerDocs } from './docs.ts';
 import { registerEvents } from './events.ts';
 import { registerHealth } from './health.ts';
 import { registerMarket } from './market.ts';
@@ -21,13 +22,15 @@ import { registerWebhooks } from './webhooks.ts';
 
 /**
  * The API's routes. Each file serves the URLs it is named after: `/api/v1/<name>/…` in `<name>.ts`,
- * `/api/v1/admin/<name>/…` in `admin-<name>.ts`, `/metrics` in metrics.ts; every path is written out
+ * `/api/v1/admin/<name>/…` in `admin-<name>.ts`, `/metrics` in metrics.ts, the
+ * reference page `/docs` (Redoc over openapi.json) in docs.ts; every path is written out
  * whole, so searching for one finds its route. The order below is the order of `paths` in openapi.json.
  */
 export function registerApi(app: App, services: Services): void {
   registerMetrics(app, services);
   registerHealth(app, services);
   registerOpenApi(app);
+  registerDocs(app);
   registerEvents(app, services);
   registerContracts(app, services);
   registerSignals(app, services);
