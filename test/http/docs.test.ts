@@ -72,6 +72,7 @@ describe('GET /docs over HTTP', () => {
     assert.ok(!paths.some((p) => p.startsWith('/docs')), paths.join(' '));
     const dashboard = await app.inject({ url: '/dashboard' });
     assert.doesNotMatch(String(dashboard.headers['content-security-policy']), /unsafe-inline|blob:/);
+    assert.match(dashboard.body, /<a href="\/docs">API reference<\/a>/, 'the dashboard links to it');
   });
 });
 
