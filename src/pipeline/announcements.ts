@@ -87,8 +87,9 @@ export async function ingestAnnouncements(
       parsed: parseParagraph(p.text),
     }));
     await ctx.db.transaction((tx) => upsertAnnouncements(tx, rows));
-    const events = rows.flatMap((row) => eventsOf(row).map((e) => ({ ...e, announcementId: row.id })));
-    counts.announced += rows.filter((row) => eventsOf(row).length > 0).length;
+    const perRow = rows.map((row) => eventsOf(row).map((e) => ({ ...e, announcementId: row.id })));
+    const events = perRow.flat();
+    counts.announced += perRow.filter((list) => list.length > 0).length;
     const stored = await ingestAwards(
       ctx,
       events.map((e) => e.award),
