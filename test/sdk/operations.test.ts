@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { MarketIntel, methodNames, operations } from '../../sdk/src/index.ts';
+import { MarketIntel, methodNames, operations, SDK_VERSION } from '../../sdk/src/index.ts';
 
 interface Doc {
   paths: Record<string, Record<string, { operationId?: string }>>;
@@ -109,4 +109,11 @@ describe('the client covers the document', () => {
       assert.ok(all.includes(name), name);
     }
   });
+});
+
+test('the User-Agent version is the package version', () => {
+  const pkg = JSON.parse(readFileSync(new URL('../../sdk/package.json', import.meta.url), 'utf8')) as {
+    version: string;
+  };
+  assert.equal(SDK_VERSION, pkg.version);
 });

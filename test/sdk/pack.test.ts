@@ -67,6 +67,12 @@ after(async () => {
 });
 
 describe('the packed SDK', () => {
+  test("the repository README shows the SDK README's example", () => {
+    assert.ok(
+      readFileSync(path.join(ROOT, 'README.md'), 'utf8').includes(`\`\`\`js\n${readmeExample()}\`\`\``),
+    );
+  });
+
   let tarball: string;
 
   test('builds with tsc and packs only dist/, README.md and package.json', () => {
