@@ -1,0 +1,1871 @@
+// Generated from openapi.json by scripts/generate-sdk-types.ts (`npm run sdk:generate`). Do not edit.
+// Document: market-intel API 1.0.0
+
+/** GET /metrics: Prometheus metrics for operators (admin key: `x-api-key` or `Authorization: Bearer`) */
+export type GetMetricsResponse = string;
+
+/** GET /api/v1/health: Service health (readiness) */
+export interface GetHealthResponse {
+  ok: boolean;
+  /** The components that are not ok; empty when ok. */
+  failing: Array<"db" | "limiter" | "webhooks" | "ingest">;
+  db: {
+    ok: boolean;
+    /** What is wrong, when not ok. */
+    detail?: string;
+  };
+  limiter: {
+    ok: boolean;
+    /** Where rate limits are decided: memory, cluster primary or redis. */
+    store: string;
+    /** What is wrong, when not ok. */
+    detail?: string;
+  };
+  webhooks: {
+    ok: boolean;
+    /** What is wrong, when not ok. */
+    detail?: string;
+  };
+  ingest: {
+    ok: boolean;
+    /** Whether INGEST_SCHEDULE runs an ingest on a timer. */
+    scheduled: boolean;
+    /** When the scheduled ingest last saved progress (a page fetched); null before its first. */
+    last_progress_at: string | null;
+    /** What is wrong, when not ok. */
+    detail?: string;
+  };
+  engines: Array<{
+    name: string;
+    version: string;
+    tier: string;
+  }>;
+  /** @format date-time */
+  now: string;
+}
+
+/** GET /api/v1/health/live: Liveness */
+export interface GetHealthLiveResponse {
+  ok: true;
+}
+
+/** GET /api/v1/openapi.json: OpenAPI 3.1 description of this API */
+export type GetOpenapiJsonResponse = unknown;
+
+/** Query of GET /api/v1/events: Contract events, newest award first, each with its latest signal */
+export interface GetEventsQuery {
+  /** Engine name; defaults to the registry default engine (materiality). */
+  engine?: string;
+  /** Stock ticker (case-insensitive). */
+  ticker?: string;
+  /** Awarding agency, exact name, case-insensitive. */
+  agency?: string;
+  /** nlp_classification label. */
+  classification?: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+  /**
+   * Award date on or after.
+   * @format date
+   */
+  from?: string;
+  /**
+   * Award date on or before.
+   * @format date
+   */
+  to?: string;
+  /** Only events of this source. */
+  source?: "usaspending" | "announcement";
+  /**
+   * available_at on or after (ISO 8601): what was public by then.
+   * @format date-time
+   */
+  available_from?: string;
+  /**
+   * available_at on or before (ISO 8601).
+   * @format date-time
+   */
+  available_to?: string;
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+}
+
+/** GET /api/v1/events: Contract events, newest award first, each with its latest signal */
+export interface GetEventsResponse {
+  data: Array<{
+    contract: {
+      /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
+      id: string;
+      /** Ticker the recipient resolves to. */
+      ticker: string;
+      recipient_name: string;
+      /** @format date */
+      award_date: string;
+      /** Current total value of the award in whole US dollars. */
+      contract_value: number;
+      awarding_agency: string;
+      awarding_sub_agency: string | null;
+      description: string | null;
+      naics: string | null;
+      psc: string | null;
+      nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+      match_confidence: number;
+      /** exact_alias, parent_alias or fuzzy. */
+      match_method: string;
+      /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
+      source: "usaspending" | "announcement";
+      announced_at: string | null;
+      /**
+       * When the event reached this service.
+       * @format date-time
+       */
+      first_seen_at: string;
+      /**
+       * When the public could first know it: announced_at when announced, else first_seen_at.
+       * @format date-time
+       */
+      available_at: string;
+      linked_id: string | null;
+      link_method: ("contract_number_and_ticker" | "contract_number") | null;
+    };
+    signal: {
+      /** @format uuid */
+      id: string;
+      contract_id: string;
+      engine_name: string;
+      engine_version: string;
+      engine_tier: string;
+      signal_score: number;
+      importance_score: number;
+      confidence_score: number;
+      risk_score: number;
+      /** @format date-time */
+      computed_at: string;
+      /** Per-rule rationale; intelligence tier only. */
+      rationale?: Array<{
+        rule: string;
+        weight: number;
+        value: number;
+        contribution: number;
+        detail: string;
+      }>;
+    } | null;
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** Query of GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
+export interface GetContractsQuery {
+  /** Engine name; defaults to the registry default engine (materiality). */
+  engine?: string;
+  /** Stock ticker (case-insensitive). */
+  ticker?: string;
+  /** Awarding agency, exact name, case-insensitive. */
+  agency?: string;
+  /** nlp_classification label. */
+  classification?: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+  /**
+   * Award date on or after.
+   * @format date
+   */
+  from?: string;
+  /**
+   * Award date on or before.
+   * @format date
+   */
+  to?: string;
+  /** Only events of this source. */
+  source?: "usaspending" | "announcement";
+  /**
+   * available_at on or after (ISO 8601): what was public by then.
+   * @format date-time
+   */
+  available_from?: string;
+  /**
+   * available_at on or before (ISO 8601).
+   * @format date-time
+   */
+  available_to?: string;
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+}
+
+/** GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
+export interface GetContractsResponse {
+  data: Array<{
+    contract: {
+      /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
+      id: string;
+      /** Ticker the recipient resolves to. */
+      ticker: string;
+      recipient_name: string;
+      /** @format date */
+      award_date: string;
+      /** Current total value of the award in whole US dollars. */
+      contract_value: number;
+      awarding_agency: string;
+      awarding_sub_agency: string | null;
+      description: string | null;
+      naics: string | null;
+      psc: string | null;
+      nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+      match_confidence: number;
+      /** exact_alias, parent_alias or fuzzy. */
+      match_method: string;
+      /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
+      source: "usaspending" | "announcement";
+      announced_at: string | null;
+      /**
+       * When the event reached this service.
+       * @format date-time
+       */
+      first_seen_at: string;
+      /**
+       * When the public could first know it: announced_at when announced, else first_seen_at.
+       * @format date-time
+       */
+      available_at: string;
+      linked_id: string | null;
+      link_method: ("contract_number_and_ticker" | "contract_number") | null;
+    };
+    signal: {
+      /** @format uuid */
+      id: string;
+      contract_id: string;
+      engine_name: string;
+      engine_version: string;
+      engine_tier: string;
+      signal_score: number;
+      importance_score: number;
+      confidence_score: number;
+      risk_score: number;
+      /** @format date-time */
+      computed_at: string;
+      /** Per-rule rationale; intelligence tier only. */
+      rationale?: Array<{
+        rule: string;
+        weight: number;
+        value: number;
+        contribution: number;
+        detail: string;
+      }>;
+    } | null;
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** GET /api/v1/contracts/{id}: One contract with its latest default-engine signal, weekly prices, regime and decay */
+export interface GetContractsIdResponse {
+  contract: {
+    /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
+    id: string;
+    /** Ticker the recipient resolves to. */
+    ticker: string;
+    recipient_name: string;
+    /** @format date */
+    award_date: string;
+    /** Current total value of the award in whole US dollars. */
+    contract_value: number;
+    awarding_agency: string;
+    awarding_sub_agency: string | null;
+    description: string | null;
+    naics: string | null;
+    psc: string | null;
+    nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+    match_confidence: number;
+    /** exact_alias, parent_alias or fuzzy. */
+    match_method: string;
+    /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
+    source: "usaspending" | "announcement";
+    announced_at: string | null;
+    /**
+     * When the event reached this service.
+     * @format date-time
+     */
+    first_seen_at: string;
+    /**
+     * When the public could first know it: announced_at when announced, else first_seen_at.
+     * @format date-time
+     */
+    available_at: string;
+    linked_id: string | null;
+    link_method: ("contract_number_and_ticker" | "contract_number") | null;
+  };
+  signal: {
+    /** @format uuid */
+    id: string;
+    contract_id: string;
+    engine_name: string;
+    engine_version: string;
+    engine_tier: string;
+    signal_score: number;
+    importance_score: number;
+    confidence_score: number;
+    risk_score: number;
+    /** @format date-time */
+    computed_at: string;
+    /** Per-rule rationale; intelligence tier only. */
+    rationale?: Array<{
+      rule: string;
+      weight: number;
+      value: number;
+      contribution: number;
+      detail: string;
+    }>;
+  } | null;
+  weekly_prices: Array<{
+    /** @format date */
+    week_start: string;
+    open: number;
+    high: number;
+    low: number;
+    close: number;
+    volume: number;
+  }>;
+  regime: {
+    contract_id: string;
+    ticker: string;
+    /**
+     * Last candle date used; never after the award date.
+     * @format date
+     */
+    as_of: string;
+    benchmark: string;
+    dominant: "risk_on" | "risk_off" | "high_volatility" | "range_bound";
+    scores: {
+      risk_on: number;
+      risk_off: number;
+      high_volatility: number;
+      range_bound: number;
+    };
+    features: Record<string, number>;
+    engine_version: string;
+  } | null;
+  decay: {
+    model: "exponential";
+    half_life_days: number;
+    age_days: number;
+    strength: number;
+    effective_score: number;
+  } | null;
+}
+
+/** Query of GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
+export interface GetContractsIdScoreQuery {
+  /** Engine name; defaults to the registry default engine (materiality). */
+  engine?: string;
+}
+
+/** GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
+export interface GetContractsIdScoreResponse {
+  signal: {
+    /** @format uuid */
+    id: string;
+    contract_id: string;
+    engine_name: string;
+    engine_version: string;
+    engine_tier: string;
+    signal_score: number;
+    importance_score: number;
+    confidence_score: number;
+    risk_score: number;
+    /** @format date-time */
+    computed_at: string;
+    /** Per-rule rationale; intelligence tier only. */
+    rationale?: Array<{
+      rule: string;
+      weight: number;
+      value: number;
+      contribution: number;
+      detail: string;
+    }>;
+  };
+}
+
+/** Query of POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
+export interface PostContractsIdScoreQuery {
+  /** Engine name; defaults to the registry default engine (materiality). */
+  engine?: string;
+}
+
+/** POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
+export interface PostContractsIdScoreResponse {
+  signal: {
+    /** @format uuid */
+    id: string;
+    contract_id: string;
+    engine_name: string;
+    engine_version: string;
+    engine_tier: string;
+    signal_score: number;
+    importance_score: number;
+    confidence_score: number;
+    risk_score: number;
+    /** @format date-time */
+    computed_at: string;
+    /** Per-rule rationale; intelligence tier only. */
+    rationale?: Array<{
+      rule: string;
+      weight: number;
+      value: number;
+      contribution: number;
+      detail: string;
+    }>;
+  };
+}
+
+/** Query of GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
+export interface GetSignalsQuery {
+  /** Engine name; defaults to the registry default engine (materiality). */
+  engine?: string;
+  /** Minimum signal_score. */
+  min_score?: number;
+  /** Stock ticker (case-insensitive). */
+  ticker?: string;
+  /**
+   * Lower bound on computed_at (ISO 8601).
+   * @format date-time
+   */
+  since?: string;
+  /**
+   * The contract's available_at on or after (ISO 8601): when its news was public.
+   * @format date-time
+   */
+  available_from?: string;
+  /**
+   * The contract's available_at on or before (ISO 8601).
+   * @format date-time
+   */
+  available_to?: string;
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+}
+
+/** GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
+export interface GetSignalsResponse {
+  data: Array<{
+    signal: {
+      /** @format uuid */
+      id: string;
+      contract_id: string;
+      engine_name: string;
+      engine_version: string;
+      engine_tier: string;
+      signal_score: number;
+      importance_score: number;
+      confidence_score: number;
+      risk_score: number;
+      /** @format date-time */
+      computed_at: string;
+      /** Per-rule rationale; intelligence tier only. */
+      rationale?: Array<{
+        rule: string;
+        weight: number;
+        value: number;
+        contribution: number;
+        detail: string;
+      }>;
+    };
+    contract: {
+      /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
+      id: string;
+      /** Ticker the recipient resolves to. */
+      ticker: string;
+      recipient_name: string;
+      /** @format date */
+      award_date: string;
+      /** Current total value of the award in whole US dollars. */
+      contract_value: number;
+      awarding_agency: string;
+      awarding_sub_agency: string | null;
+      description: string | null;
+      naics: string | null;
+      psc: string | null;
+      nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+      match_confidence: number;
+      /** exact_alias, parent_alias or fuzzy. */
+      match_method: string;
+      /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
+      source: "usaspending" | "announcement";
+      announced_at: string | null;
+      /**
+       * When the event reached this service.
+       * @format date-time
+       */
+      first_seen_at: string;
+      /**
+       * When the public could first know it: announced_at when announced, else first_seen_at.
+       * @format date-time
+       */
+      available_at: string;
+      linked_id: string | null;
+      link_method: ("contract_number_and_ticker" | "contract_number") | null;
+    };
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** GET /api/v1/companies/{ticker}: Company record with its 20 most recent contracts */
+export interface GetCompaniesTickerResponse {
+  company: {
+    ticker: string;
+    name: string;
+    cik: string | null;
+    exchange: string | null;
+    sector: string | null;
+    industry: string | null;
+    aliases: string[];
+    contract_count: number;
+    total_contract_value: number;
+  };
+  recent_contracts: Array<{
+    /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
+    id: string;
+    /** Ticker the recipient resolves to. */
+    ticker: string;
+    recipient_name: string;
+    /** @format date */
+    award_date: string;
+    /** Current total value of the award in whole US dollars. */
+    contract_value: number;
+    awarding_agency: string;
+    awarding_sub_agency: string | null;
+    description: string | null;
+    naics: string | null;
+    psc: string | null;
+    nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+    match_confidence: number;
+    /** exact_alias, parent_alias or fuzzy. */
+    match_method: string;
+    /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
+    source: "usaspending" | "announcement";
+    announced_at: string | null;
+    /**
+     * When the event reached this service.
+     * @format date-time
+     */
+    first_seen_at: string;
+    /**
+     * When the public could first know it: announced_at when announced, else first_seen_at.
+     * @format date-time
+     */
+    available_at: string;
+    linked_id: string | null;
+    link_method: ("contract_number_and_ticker" | "contract_number") | null;
+  }>;
+}
+
+/** Query of GET /api/v1/market/candles/{ticker}: Daily OHLCV candles, ascending by date */
+export interface GetMarketCandlesTickerQuery {
+  /**
+   * First date (inclusive).
+   * @format date
+   */
+  from?: string;
+  /**
+   * Last date (inclusive).
+   * @format date
+   */
+  to?: string;
+  /** Page size, 1-5000 (default 500). */
+  limit?: number;
+}
+
+/** GET /api/v1/market/candles/{ticker}: Daily OHLCV candles, ascending by date */
+export type GetMarketCandlesTickerResponse = Array<{
+  /** @format date */
+  date: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  adj_close: number;
+  volume: number;
+}>;
+
+/** Query of GET /api/v1/benchmarks: Daily OHLCV of a benchmark (SPY, XLI or ITA) */
+export interface GetBenchmarksQuery {
+  /** SPY, XLI or ITA (case-insensitive). */
+  ticker: string;
+  /**
+   * First date (inclusive).
+   * @format date
+   */
+  from?: string;
+  /**
+   * Last date (inclusive).
+   * @format date
+   */
+  to?: string;
+  /** Page size, 1-5000 (default 5000). */
+  limit?: number;
+}
+
+/** GET /api/v1/benchmarks: Daily OHLCV of a benchmark (SPY, XLI or ITA) */
+export type GetBenchmarksResponse = Array<{
+  /** @format date */
+  date: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  adj_close: number;
+  volume: number;
+}>;
+
+/** Query of GET /api/v1/regimes: Market regime at each contract award date (no look-ahead), newest first */
+export interface GetRegimesQuery {
+  /** One contract. */
+  contract_id?: string;
+  /** Dominant regime. */
+  dominant?: "risk_on" | "risk_off" | "high_volatility" | "range_bound";
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+}
+
+/** GET /api/v1/regimes: Market regime at each contract award date (no look-ahead), newest first */
+export interface GetRegimesResponse {
+  data: Array<{
+    contract_id: string;
+    ticker: string;
+    /**
+     * Last candle date used; never after the award date.
+     * @format date
+     */
+    as_of: string;
+    benchmark: string;
+    dominant: "risk_on" | "risk_off" | "high_volatility" | "range_bound";
+    scores: {
+      risk_on: number;
+      risk_off: number;
+      high_volatility: number;
+      range_bound: number;
+    };
+    features: Record<string, number>;
+    engine_version: string;
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** GET /api/v1/predictions: Forward predictions (empty until the prediction engine ships) */
+export interface GetPredictionsResponse {
+  data: unknown[];
+  note: string;
+}
+
+/** Query of GET /api/v1/usage: Requests and errors (status >= 400) of the calling key over a window */
+export interface GetUsageQuery {
+  /** 1h: minute buckets; 24h (default): hourly; 7d and 30d: daily. */
+  window?: "1h" | "24h" | "7d" | "30d";
+}
+
+/** GET /api/v1/usage: Requests and errors (status >= 400) of the calling key over a window */
+export interface GetUsageResponse {
+  /** @format uuid */
+  key_id: string;
+  window: string;
+  /** @format date-time */
+  from: string;
+  /** @format date-time */
+  to: string;
+  bucket: "minute" | "hour" | "day";
+  totals: {
+    requests: number;
+    errors: number;
+  };
+  buckets: Array<{
+    /** @format date-time */
+    start: string;
+    requests: number;
+    errors: number;
+  }>;
+}
+
+/** Body of POST /api/v1/admin/users: Create a user */
+export interface PostAdminUsersBody {
+  /** @format email */
+  email: string;
+  /** Default free. */
+  plan?: "free" | "pulse" | "intelligence" | "developer" | "institutional";
+  password?: string;
+  admin?: boolean;
+}
+
+/** POST /api/v1/admin/users: Create a user */
+export interface PostAdminUsersResponse {
+  user: {
+    /** @format uuid */
+    id: string;
+    email: string;
+    plan: "free" | "pulse" | "intelligence" | "developer" | "institutional";
+    is_admin: boolean;
+    /** @format date-time */
+    created_at: string;
+  };
+}
+
+/** Body of PATCH /api/v1/admin/users/{id}: Change a user's plan */
+export interface PatchAdminUsersIdBody {
+  plan: "free" | "pulse" | "intelligence" | "developer" | "institutional";
+}
+
+/** PATCH /api/v1/admin/users/{id}: Change a user's plan */
+export interface PatchAdminUsersIdResponse {
+  user: {
+    /** @format uuid */
+    id: string;
+    email: string;
+    plan: "free" | "pulse" | "intelligence" | "developer" | "institutional";
+    is_admin: boolean;
+    /** @format date-time */
+    created_at: string;
+  };
+}
+
+/** Body of POST /api/v1/admin/users/{id}/keys: Create an API key for a user; the raw key is in `secret`, once */
+export interface PostAdminUsersIdKeysBody {
+  name: string;
+  scopes: Array<"read" | "write" | "admin">;
+  mode: "live" | "test";
+}
+
+/** POST /api/v1/admin/users/{id}/keys: Create an API key for a user; the raw key is in `secret`, once */
+export interface PostAdminUsersIdKeysResponse {
+  key: {
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    name: string;
+    mode: "live" | "test";
+    scopes: Array<"read" | "write" | "admin">;
+    /** First 12 characters of the key, for recognising it. */
+    display_prefix: string;
+    /** @format date-time */
+    created_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+  };
+  /** The raw key. Shown once: only its sha256 hash is stored. */
+  secret: string;
+}
+
+/** DELETE /api/v1/admin/keys/{id}: Revoke a key; requests with it get 401 at once */
+export interface DeleteAdminKeysIdResponse {
+  key: {
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    name: string;
+    mode: "live" | "test";
+    scopes: Array<"read" | "write" | "admin">;
+    /** First 12 characters of the key, for recognising it. */
+    display_prefix: string;
+    /** @format date-time */
+    created_at: string;
+    last_used_at: string | null;
+    revoked_at: string | null;
+  };
+}
+
+/** Body of POST /api/v1/admin/ingest: Ingest up to 10000 award records through the pipeline */
+export interface PostAdminIngestBody {
+  awards: unknown[];
+}
+
+/** POST /api/v1/admin/ingest: Ingest up to 10000 award records through the pipeline */
+export interface PostAdminIngestResponse {
+  /** Records in the request. */
+  received: number;
+  /** New contracts stored. */
+  inserted: number;
+  /** Stored contracts whose source data changed. */
+  updated: number;
+  /** Accepted records resolved to a ticker. */
+  matched: number;
+  /** Accepted records without a ticker (tallied for curation). */
+  unmatched: number;
+  rejected: Array<{
+    index: number;
+    message: string;
+  }>;
+  /** Signal rows created (recomputes update rows in place). */
+  signals_created: number;
+}
+
+/** Query of GET /api/v1/admin/unmatched-recipients: Recipients no ticker was found for, largest total value first (for alias curation) */
+export interface GetAdminUnmatchedRecipientsQuery {
+  /** Page size, 1-1000 (default 100). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+}
+
+/** GET /api/v1/admin/unmatched-recipients: Recipients no ticker was found for, largest total value first (for alias curation) */
+export interface GetAdminUnmatchedRecipientsResponse {
+  data: Array<{
+    /** Normalized recipient name, the tally key. */
+    name_norm: string;
+    sample_name: string;
+    award_count: number;
+    /** Whole US dollars. */
+    total_value: number;
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** Query of GET /api/v1/webhooks: List your webhooks */
+export interface GetWebhooksQuery {
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+}
+
+/** GET /api/v1/webhooks: List your webhooks */
+export interface GetWebhooksResponse {
+  data: Array<{
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    /** HTTPS target receiving `signal.created` POSTs. */
+    url: string;
+    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+    status: "active" | "failing" | "suspended" | "deleted";
+    /** @format date-time */
+    created_at: string;
+    disabled_at: string | null;
+    /** Attempts that failed in a row, across deliveries; 0 after a success. */
+    failure_streak: number;
+    failing_since: string | null;
+    retry_at: string | null;
+    suspended_at: string | null;
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** Body of POST /api/v1/webhooks: Register a webhook; the signing secret is in `secret`, once */
+export interface PostWebhooksBody {
+  /** HTTPS URL; private, loopback and other non-public addresses are refused. */
+  url: string;
+}
+
+/** POST /api/v1/webhooks: Register a webhook; the signing secret is in `secret`, once */
+export interface PostWebhooksResponse {
+  webhook: {
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    /** HTTPS target receiving `signal.created` POSTs. */
+    url: string;
+    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+    status: "active" | "failing" | "suspended" | "deleted";
+    /** @format date-time */
+    created_at: string;
+    disabled_at: string | null;
+    /** Attempts that failed in a row, across deliveries; 0 after a success. */
+    failure_streak: number;
+    failing_since: string | null;
+    retry_at: string | null;
+    suspended_at: string | null;
+  };
+  /** The signing secret. Shown once: rotate by deleting and creating again. */
+  secret: string;
+}
+
+/** DELETE /api/v1/webhooks/{id}: Delete a webhook (its deliveries stay listed); rotate a secret by deleting and creating */
+export interface DeleteWebhooksIdResponse {
+  webhook: {
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    /** HTTPS target receiving `signal.created` POSTs. */
+    url: string;
+    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+    status: "active" | "failing" | "suspended" | "deleted";
+    /** @format date-time */
+    created_at: string;
+    disabled_at: string | null;
+    /** Attempts that failed in a row, across deliveries; 0 after a success. */
+    failure_streak: number;
+    failing_since: string | null;
+    retry_at: string | null;
+    suspended_at: string | null;
+  };
+}
+
+/** POST /api/v1/webhooks/{id}/enable: Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now */
+export interface PostWebhooksIdEnableResponse {
+  webhook: {
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    /** HTTPS target receiving `signal.created` POSTs. */
+    url: string;
+    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+    status: "active" | "failing" | "suspended" | "deleted";
+    /** @format date-time */
+    created_at: string;
+    disabled_at: string | null;
+    /** Attempts that failed in a row, across deliveries; 0 after a success. */
+    failure_streak: number;
+    failing_since: string | null;
+    retry_at: string | null;
+    suspended_at: string | null;
+  };
+}
+
+/** Query of GET /api/v1/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
+export interface GetWebhooksIdDeliveriesQuery {
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+  /** Only deliveries in this state. */
+  status?: "pending" | "delivering" | "succeeded" | "failed";
+}
+
+/** GET /api/v1/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
+export interface GetWebhooksIdDeliveriesResponse {
+  data: Array<{
+    /**
+     * Sent as X-Service-Delivery, the same on every attempt.
+     * @format uuid
+     */
+    id: string;
+    /** @format uuid */
+    webhook_id: string;
+    event: string;
+    status: "pending" | "delivering" | "succeeded" | "failed";
+    /** Attempts made in the current series (at most 6). */
+    attempts: number;
+    /** Attempt series: 1, plus one per resend. */
+    series: number;
+    next_attempt_at: string | null;
+    last_status: number | null;
+    last_error: string | null;
+    /** @format date-time */
+    created_at: string;
+    /** @format date-time */
+    updated_at: string;
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** GET /api/v1/webhooks/deliveries/{id}/attempts: A delivery's attempts, every series, in order */
+export interface GetWebhooksDeliveriesIdAttemptsResponse {
+  data: Array<{
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    delivery_id: string;
+    series: number;
+    attempt_no: number;
+    /** @format date-time */
+    started_at: string;
+    duration_ms: number | null;
+    status_code: number | null;
+    error: string | null;
+  }>;
+}
+
+/** POST /api/v1/webhooks/deliveries/{id}/resend: Resend a delivery: a new attempt series with the same delivery id, due now */
+export interface PostWebhooksDeliveriesIdResendResponse {
+  delivery: {
+    /**
+     * Sent as X-Service-Delivery, the same on every attempt.
+     * @format uuid
+     */
+    id: string;
+    /** @format uuid */
+    webhook_id: string;
+    event: string;
+    status: "pending" | "delivering" | "succeeded" | "failed";
+    /** Attempts made in the current series (at most 6). */
+    attempts: number;
+    /** Attempt series: 1, plus one per resend. */
+    series: number;
+    next_attempt_at: string | null;
+    last_status: number | null;
+    last_error: string | null;
+    /** @format date-time */
+    created_at: string;
+    /** @format date-time */
+    updated_at: string;
+  };
+}
+
+/** Query of GET /api/v1/admin/users/{id}/webhooks: A user's active webhooks */
+export interface GetAdminUsersIdWebhooksQuery {
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+}
+
+/** GET /api/v1/admin/users/{id}/webhooks: A user's active webhooks */
+export interface GetAdminUsersIdWebhooksResponse {
+  data: Array<{
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    /** HTTPS target receiving `signal.created` POSTs. */
+    url: string;
+    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+    status: "active" | "failing" | "suspended" | "deleted";
+    /** @format date-time */
+    created_at: string;
+    disabled_at: string | null;
+    /** Attempts that failed in a row, across deliveries; 0 after a success. */
+    failure_streak: number;
+    failing_since: string | null;
+    retry_at: string | null;
+    suspended_at: string | null;
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** Body of POST /api/v1/admin/users/{id}/webhooks: Register a webhook for a user; the signing secret is in `secret`, once */
+export interface PostAdminUsersIdWebhooksBody {
+  /** HTTPS URL; private, loopback and other non-public addresses are refused. */
+  url: string;
+}
+
+/** POST /api/v1/admin/users/{id}/webhooks: Register a webhook for a user; the signing secret is in `secret`, once */
+export interface PostAdminUsersIdWebhooksResponse {
+  webhook: {
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    /** HTTPS target receiving `signal.created` POSTs. */
+    url: string;
+    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+    status: "active" | "failing" | "suspended" | "deleted";
+    /** @format date-time */
+    created_at: string;
+    disabled_at: string | null;
+    /** Attempts that failed in a row, across deliveries; 0 after a success. */
+    failure_streak: number;
+    failing_since: string | null;
+    retry_at: string | null;
+    suspended_at: string | null;
+  };
+  /** The signing secret. Shown once: rotate by deleting and creating again. */
+  secret: string;
+}
+
+/** DELETE /api/v1/admin/webhooks/{id}: Delete a webhook (its deliveries stay listed) */
+export interface DeleteAdminWebhooksIdResponse {
+  webhook: {
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    /** HTTPS target receiving `signal.created` POSTs. */
+    url: string;
+    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+    status: "active" | "failing" | "suspended" | "deleted";
+    /** @format date-time */
+    created_at: string;
+    disabled_at: string | null;
+    /** Attempts that failed in a row, across deliveries; 0 after a success. */
+    failure_streak: number;
+    failing_since: string | null;
+    retry_at: string | null;
+    suspended_at: string | null;
+  };
+}
+
+/** POST /api/v1/admin/webhooks/{id}/enable: Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now */
+export interface PostAdminWebhooksIdEnableResponse {
+  webhook: {
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    user_id: string;
+    /** HTTPS target receiving `signal.created` POSTs. */
+    url: string;
+    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+    status: "active" | "failing" | "suspended" | "deleted";
+    /** @format date-time */
+    created_at: string;
+    disabled_at: string | null;
+    /** Attempts that failed in a row, across deliveries; 0 after a success. */
+    failure_streak: number;
+    failing_since: string | null;
+    retry_at: string | null;
+    suspended_at: string | null;
+  };
+}
+
+/** Query of GET /api/v1/admin/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
+export interface GetAdminWebhooksIdDeliveriesQuery {
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+  /** Only deliveries in this state. */
+  status?: "pending" | "delivering" | "succeeded" | "failed";
+}
+
+/** GET /api/v1/admin/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
+export interface GetAdminWebhooksIdDeliveriesResponse {
+  data: Array<{
+    /**
+     * Sent as X-Service-Delivery, the same on every attempt.
+     * @format uuid
+     */
+    id: string;
+    /** @format uuid */
+    webhook_id: string;
+    event: string;
+    status: "pending" | "delivering" | "succeeded" | "failed";
+    /** Attempts made in the current series (at most 6). */
+    attempts: number;
+    /** Attempt series: 1, plus one per resend. */
+    series: number;
+    next_attempt_at: string | null;
+    last_status: number | null;
+    last_error: string | null;
+    /** @format date-time */
+    created_at: string;
+    /** @format date-time */
+    updated_at: string;
+  }>;
+  pagination: {
+    limit: number;
+    offset: number;
+    /** Number of items in this page. */
+    count: number;
+  };
+}
+
+/** GET /api/v1/admin/deliveries/{id}/attempts: A delivery's attempts, every series, in order */
+export interface GetAdminDeliveriesIdAttemptsResponse {
+  data: Array<{
+    /** @format uuid */
+    id: string;
+    /** @format uuid */
+    delivery_id: string;
+    series: number;
+    attempt_no: number;
+    /** @format date-time */
+    started_at: string;
+    duration_ms: number | null;
+    status_code: number | null;
+    error: string | null;
+  }>;
+}
+
+/** POST /api/v1/admin/deliveries/{id}/resend: Resend a delivery: a new attempt series with the same delivery id, due now */
+export interface PostAdminDeliveriesIdResendResponse {
+  delivery: {
+    /**
+     * Sent as X-Service-Delivery, the same on every attempt.
+     * @format uuid
+     */
+    id: string;
+    /** @format uuid */
+    webhook_id: string;
+    event: string;
+    status: "pending" | "delivering" | "succeeded" | "failed";
+    /** Attempts made in the current series (at most 6). */
+    attempts: number;
+    /** Attempt series: 1, plus one per resend. */
+    series: number;
+    next_attempt_at: string | null;
+    last_status: number | null;
+    last_error: string | null;
+    /** @format date-time */
+    created_at: string;
+    /** @format date-time */
+    updated_at: string;
+  };
+}
+
+/** Every operation by its operationId: what the client sends and gets back. */
+export interface Operations {
+  getMetrics: {
+    method: 'GET';
+    path: "/metrics";
+    args: [];
+    query: never;
+    body: never;
+    response: GetMetricsResponse;
+  };
+  getHealth: {
+    method: 'GET';
+    path: "/api/v1/health";
+    args: [];
+    query: never;
+    body: never;
+    response: GetHealthResponse;
+  };
+  getHealthLive: {
+    method: 'GET';
+    path: "/api/v1/health/live";
+    args: [];
+    query: never;
+    body: never;
+    response: GetHealthLiveResponse;
+  };
+  getOpenapiJson: {
+    method: 'GET';
+    path: "/api/v1/openapi.json";
+    args: [];
+    query: never;
+    body: never;
+    response: GetOpenapiJsonResponse;
+  };
+  getEvents: {
+    method: 'GET';
+    path: "/api/v1/events";
+    args: [query?: GetEventsQuery];
+    query: GetEventsQuery;
+    body: never;
+    response: GetEventsResponse;
+  };
+  getContracts: {
+    method: 'GET';
+    path: "/api/v1/contracts";
+    args: [query?: GetContractsQuery];
+    query: GetContractsQuery;
+    body: never;
+    response: GetContractsResponse;
+  };
+  getContractsId: {
+    method: 'GET';
+    path: "/api/v1/contracts/{id}";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: GetContractsIdResponse;
+  };
+  getContractsIdScore: {
+    method: 'GET';
+    path: "/api/v1/contracts/{id}/score";
+    args: [id: string, query?: GetContractsIdScoreQuery];
+    query: GetContractsIdScoreQuery;
+    body: never;
+    response: GetContractsIdScoreResponse;
+  };
+  postContractsIdScore: {
+    method: 'POST';
+    path: "/api/v1/contracts/{id}/score";
+    args: [id: string, query?: PostContractsIdScoreQuery];
+    query: PostContractsIdScoreQuery;
+    body: never;
+    response: PostContractsIdScoreResponse;
+  };
+  getSignals: {
+    method: 'GET';
+    path: "/api/v1/signals";
+    args: [query?: GetSignalsQuery];
+    query: GetSignalsQuery;
+    body: never;
+    response: GetSignalsResponse;
+  };
+  getCompaniesTicker: {
+    method: 'GET';
+    path: "/api/v1/companies/{ticker}";
+    args: [ticker: string];
+    query: never;
+    body: never;
+    response: GetCompaniesTickerResponse;
+  };
+  getMarketCandlesTicker: {
+    method: 'GET';
+    path: "/api/v1/market/candles/{ticker}";
+    args: [ticker: string, query?: GetMarketCandlesTickerQuery];
+    query: GetMarketCandlesTickerQuery;
+    body: never;
+    response: GetMarketCandlesTickerResponse;
+  };
+  getBenchmarks: {
+    method: 'GET';
+    path: "/api/v1/benchmarks";
+    args: [query: GetBenchmarksQuery];
+    query: GetBenchmarksQuery;
+    body: never;
+    response: GetBenchmarksResponse;
+  };
+  getRegimes: {
+    method: 'GET';
+    path: "/api/v1/regimes";
+    args: [query?: GetRegimesQuery];
+    query: GetRegimesQuery;
+    body: never;
+    response: GetRegimesResponse;
+  };
+  getPredictions: {
+    method: 'GET';
+    path: "/api/v1/predictions";
+    args: [];
+    query: never;
+    body: never;
+    response: GetPredictionsResponse;
+  };
+  getUsage: {
+    method: 'GET';
+    path: "/api/v1/usage";
+    args: [query?: GetUsageQuery];
+    query: GetUsageQuery;
+    body: never;
+    response: GetUsageResponse;
+  };
+  postAdminUsers: {
+    method: 'POST';
+    path: "/api/v1/admin/users";
+    args: [body: PostAdminUsersBody];
+    query: never;
+    body: PostAdminUsersBody;
+    response: PostAdminUsersResponse;
+  };
+  patchAdminUsersId: {
+    method: 'PATCH';
+    path: "/api/v1/admin/users/{id}";
+    args: [id: string, body: PatchAdminUsersIdBody];
+    query: never;
+    body: PatchAdminUsersIdBody;
+    response: PatchAdminUsersIdResponse;
+  };
+  postAdminUsersIdKeys: {
+    method: 'POST';
+    path: "/api/v1/admin/users/{id}/keys";
+    args: [id: string, body: PostAdminUsersIdKeysBody];
+    query: never;
+    body: PostAdminUsersIdKeysBody;
+    response: PostAdminUsersIdKeysResponse;
+  };
+  deleteAdminKeysId: {
+    method: 'DELETE';
+    path: "/api/v1/admin/keys/{id}";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: DeleteAdminKeysIdResponse;
+  };
+  postAdminIngest: {
+    method: 'POST';
+    path: "/api/v1/admin/ingest";
+    args: [body: PostAdminIngestBody];
+    query: never;
+    body: PostAdminIngestBody;
+    response: PostAdminIngestResponse;
+  };
+  getAdminUnmatchedRecipients: {
+    method: 'GET';
+    path: "/api/v1/admin/unmatched-recipients";
+    args: [query?: GetAdminUnmatchedRecipientsQuery];
+    query: GetAdminUnmatchedRecipientsQuery;
+    body: never;
+    response: GetAdminUnmatchedRecipientsResponse;
+  };
+  getWebhooks: {
+    method: 'GET';
+    path: "/api/v1/webhooks";
+    args: [query?: GetWebhooksQuery];
+    query: GetWebhooksQuery;
+    body: never;
+    response: GetWebhooksResponse;
+  };
+  postWebhooks: {
+    method: 'POST';
+    path: "/api/v1/webhooks";
+    args: [body: PostWebhooksBody];
+    query: never;
+    body: PostWebhooksBody;
+    response: PostWebhooksResponse;
+  };
+  deleteWebhooksId: {
+    method: 'DELETE';
+    path: "/api/v1/webhooks/{id}";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: DeleteWebhooksIdResponse;
+  };
+  postWebhooksIdEnable: {
+    method: 'POST';
+    path: "/api/v1/webhooks/{id}/enable";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: PostWebhooksIdEnableResponse;
+  };
+  getWebhooksIdDeliveries: {
+    method: 'GET';
+    path: "/api/v1/webhooks/{id}/deliveries";
+    args: [id: string, query?: GetWebhooksIdDeliveriesQuery];
+    query: GetWebhooksIdDeliveriesQuery;
+    body: never;
+    response: GetWebhooksIdDeliveriesResponse;
+  };
+  getWebhooksDeliveriesIdAttempts: {
+    method: 'GET';
+    path: "/api/v1/webhooks/deliveries/{id}/attempts";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: GetWebhooksDeliveriesIdAttemptsResponse;
+  };
+  postWebhooksDeliveriesIdResend: {
+    method: 'POST';
+    path: "/api/v1/webhooks/deliveries/{id}/resend";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: PostWebhooksDeliveriesIdResendResponse;
+  };
+  getAdminUsersIdWebhooks: {
+    method: 'GET';
+    path: "/api/v1/admin/users/{id}/webhooks";
+    args: [id: string, query?: GetAdminUsersIdWebhooksQuery];
+    query: GetAdminUsersIdWebhooksQuery;
+    body: never;
+    response: GetAdminUsersIdWebhooksResponse;
+  };
+  postAdminUsersIdWebhooks: {
+    method: 'POST';
+    path: "/api/v1/admin/users/{id}/webhooks";
+    args: [id: string, body: PostAdminUsersIdWebhooksBody];
+    query: never;
+    body: PostAdminUsersIdWebhooksBody;
+    response: PostAdminUsersIdWebhooksResponse;
+  };
+  deleteAdminWebhooksId: {
+    method: 'DELETE';
+    path: "/api/v1/admin/webhooks/{id}";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: DeleteAdminWebhooksIdResponse;
+  };
+  postAdminWebhooksIdEnable: {
+    method: 'POST';
+    path: "/api/v1/admin/webhooks/{id}/enable";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: PostAdminWebhooksIdEnableResponse;
+  };
+  getAdminWebhooksIdDeliveries: {
+    method: 'GET';
+    path: "/api/v1/admin/webhooks/{id}/deliveries";
+    args: [id: string, query?: GetAdminWebhooksIdDeliveriesQuery];
+    query: GetAdminWebhooksIdDeliveriesQuery;
+    body: never;
+    response: GetAdminWebhooksIdDeliveriesResponse;
+  };
+  getAdminDeliveriesIdAttempts: {
+    method: 'GET';
+    path: "/api/v1/admin/deliveries/{id}/attempts";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: GetAdminDeliveriesIdAttemptsResponse;
+  };
+  postAdminDeliveriesIdResend: {
+    method: 'POST';
+    path: "/api/v1/admin/deliveries/{id}/resend";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: PostAdminDeliveriesIdResendResponse;
+  };
+}
+
+/** How one operation is sent; `paging` says how its next page is found, if it has pages. */
+export interface OperationInfo {
+  method: string;
+  path: string;
+  pathParams: readonly string[];
+  query: readonly string[];
+  body: 'none' | 'optional' | 'required';
+  response: 'json' | 'text' | 'none';
+  paging: 'pagination' | 'link' | null;
+}
+
+/** How to send each operation: the client builds its requests from this table. */
+export const operations = {
+  getMetrics: {
+    method: 'GET',
+    path: "/metrics",
+    pathParams: [],
+    query: [],
+    body: 'none',
+    response: 'text',
+    paging: null,
+  },
+  getHealth: {
+    method: 'GET',
+    path: "/api/v1/health",
+    pathParams: [],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getHealthLive: {
+    method: 'GET',
+    path: "/api/v1/health/live",
+    pathParams: [],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getOpenapiJson: {
+    method: 'GET',
+    path: "/api/v1/openapi.json",
+    pathParams: [],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getEvents: {
+    method: 'GET',
+    path: "/api/v1/events",
+    pathParams: [],
+    query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","limit","offset"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  getContracts: {
+    method: 'GET',
+    path: "/api/v1/contracts",
+    pathParams: [],
+    query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","limit","offset"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  getContractsId: {
+    method: 'GET',
+    path: "/api/v1/contracts/{id}",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getContractsIdScore: {
+    method: 'GET',
+    path: "/api/v1/contracts/{id}/score",
+    pathParams: ["id"],
+    query: ["engine"],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  postContractsIdScore: {
+    method: 'POST',
+    path: "/api/v1/contracts/{id}/score",
+    pathParams: ["id"],
+    query: ["engine"],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getSignals: {
+    method: 'GET',
+    path: "/api/v1/signals",
+    pathParams: [],
+    query: ["engine","min_score","ticker","since","available_from","available_to","limit","offset"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  getCompaniesTicker: {
+    method: 'GET',
+    path: "/api/v1/companies/{ticker}",
+    pathParams: ["ticker"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getMarketCandlesTicker: {
+    method: 'GET',
+    path: "/api/v1/market/candles/{ticker}",
+    pathParams: ["ticker"],
+    query: ["from","to","limit"],
+    body: 'none',
+    response: 'json',
+    paging: 'link',
+  },
+  getBenchmarks: {
+    method: 'GET',
+    path: "/api/v1/benchmarks",
+    pathParams: [],
+    query: ["ticker","from","to","limit"],
+    body: 'none',
+    response: 'json',
+    paging: 'link',
+  },
+  getRegimes: {
+    method: 'GET',
+    path: "/api/v1/regimes",
+    pathParams: [],
+    query: ["contract_id","dominant","limit"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  getPredictions: {
+    method: 'GET',
+    path: "/api/v1/predictions",
+    pathParams: [],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getUsage: {
+    method: 'GET',
+    path: "/api/v1/usage",
+    pathParams: [],
+    query: ["window"],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  postAdminUsers: {
+    method: 'POST',
+    path: "/api/v1/admin/users",
+    pathParams: [],
+    query: [],
+    body: 'required',
+    response: 'json',
+    paging: null,
+  },
+  patchAdminUsersId: {
+    method: 'PATCH',
+    path: "/api/v1/admin/users/{id}",
+    pathParams: ["id"],
+    query: [],
+    body: 'required',
+    response: 'json',
+    paging: null,
+  },
+  postAdminUsersIdKeys: {
+    method: 'POST',
+    path: "/api/v1/admin/users/{id}/keys",
+    pathParams: ["id"],
+    query: [],
+    body: 'required',
+    response: 'json',
+    paging: null,
+  },
+  deleteAdminKeysId: {
+    method: 'DELETE',
+    path: "/api/v1/admin/keys/{id}",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  postAdminIngest: {
+    method: 'POST',
+    path: "/api/v1/admin/ingest",
+    pathParams: [],
+    query: [],
+    body: 'required',
+    response: 'json',
+    paging: null,
+  },
+  getAdminUnmatchedRecipients: {
+    method: 'GET',
+    path: "/api/v1/admin/unmatched-recipients",
+    pathParams: [],
+    query: ["limit","offset"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  getWebhooks: {
+    method: 'GET',
+    path: "/api/v1/webhooks",
+    pathParams: [],
+    query: ["limit","offset"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  postWebhooks: {
+    method: 'POST',
+    path: "/api/v1/webhooks",
+    pathParams: [],
+    query: [],
+    body: 'required',
+    response: 'json',
+    paging: null,
+  },
+  deleteWebhooksId: {
+    method: 'DELETE',
+    path: "/api/v1/webhooks/{id}",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  postWebhooksIdEnable: {
+    method: 'POST',
+    path: "/api/v1/webhooks/{id}/enable",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getWebhooksIdDeliveries: {
+    method: 'GET',
+    path: "/api/v1/webhooks/{id}/deliveries",
+    pathParams: ["id"],
+    query: ["limit","offset","status"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  getWebhooksDeliveriesIdAttempts: {
+    method: 'GET',
+    path: "/api/v1/webhooks/deliveries/{id}/attempts",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  postWebhooksDeliveriesIdResend: {
+    method: 'POST',
+    path: "/api/v1/webhooks/deliveries/{id}/resend",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getAdminUsersIdWebhooks: {
+    method: 'GET',
+    path: "/api/v1/admin/users/{id}/webhooks",
+    pathParams: ["id"],
+    query: ["limit","offset"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  postAdminUsersIdWebhooks: {
+    method: 'POST',
+    path: "/api/v1/admin/users/{id}/webhooks",
+    pathParams: ["id"],
+    query: [],
+    body: 'required',
+    response: 'json',
+    paging: null,
+  },
+  deleteAdminWebhooksId: {
+    method: 'DELETE',
+    path: "/api/v1/admin/webhooks/{id}",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  postAdminWebhooksIdEnable: {
+    method: 'POST',
+    path: "/api/v1/admin/webhooks/{id}/enable",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  getAdminWebhooksIdDeliveries: {
+    method: 'GET',
+    path: "/api/v1/admin/webhooks/{id}/deliveries",
+    pathParams: ["id"],
+    query: ["limit","offset","status"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
+  },
+  getAdminDeliveriesIdAttempts: {
+    method: 'GET',
+    path: "/api/v1/admin/deliveries/{id}/attempts",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  postAdminDeliveriesIdResend: {
+    method: 'POST',
+    path: "/api/v1/admin/deliveries/{id}/resend",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+} as const satisfies Record<string, OperationInfo>;
+
+export type OperationId = keyof typeof operations;
+
+/** Webhook payloads the document declares, by event name (empty when it declares none). */
+export interface WebhookPayloads {}

@@ -1,0 +1,130 @@
+/**
+ * Receiving webhooks: a delivery is a POST with `X-Service-Signature: t=<unix seconds>,v1=<hex>`, where
+ * v1 is HMAC-SHA256(secret, `${t}.${rawBody}`) (Stripe's scheme). Verify the raw bytes as received,
+ * before any JSON parsing, then trust the event.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { GetContractsIdResponse, GetContractsIdScoreResponse, WebhookPayloads } from './generated.js';
+
+export const SIGNATURE_HEADER = 'x-service-signature';
+/** The largest accepted |now − t| in seconds unless told otherwise. */
+export const DEFAULT_TOLERANCE_SEC = 300;
+
+const PATTERN = /^t=(\d+),v1=([0-9a-f]{64})$/;
+
+/** The signature header itself, a fetch `Headers`, or node's `req.headers`. */
+export type WebhookHeaders =
+  | string
+  | { get(name: string): string | null }
+  | Record<string, string | string[] | undefined>;
+
+export interface VerifyWebhookOptions {
+  /** Largest accepted |now − t| in seconds (default 300). */
+  tolerance?: number;
+  /** The receiver's clock: a Date or milliseconds since the epoch (default now). */
+  now?: Date | number;
+}
+
+export type WebhookFailure =
+  | 'missing_header'
+  | 'malformed_header'
+  | 'signature_mismatch'
+  | 'timestamp_out_of_tolerance'
+  | 'invalid_payload';
+
+export type WebhookVerification =
+  | { ok: true; timestamp: number }
+  | { ok: false; reason: WebhookFailure; message: string };
+
+/** `signal.created` as the service sends it: the Signal without `rationale`, and its Contract. */
+export interface SignalCreatedEvent {
+  event: 'signal.created';
+  data: {
+    signal: Omit<GetContractsIdScoreResponse['signal'], 'rationale'>;
+    contract: GetContractsIdResponse['contract'];
+  };
+  /** When the delivery was written, milliseconds since the epoch. */
+  ts: number;
+}
+
+/** The payloads the document declares, or `signal.created` while it declares none. */
+export type WebhookEvent = [keyof WebhookPayloads] extends [never]
+  ? SignalCreatedEvent
+  : WebhookPayloads[keyof WebhookPayloads];
+
+export class WebhookVerificationError extends Error {
+  readonly reason: WebhookFailure;
+  constructor(reason: WebhookFailure, message: string) {
+    super(message);
+    this.name = 'WebhookVerificationError';
+    this.reason = reason;
+  }
+}
+
+function signatureOf(headers: WebhookHeaders): string | null {
+  if (typeof headers === 'string') return headers;
+  if (typeof headers.get === 'function')
+    return (headers as { get(name: string): string | null }).get(SIGNATURE_HEADER);
+  for (const [name, value] of Object.entries(headers)) {
+    if (name.toLowerCase() !== SIGNATURE_HEADER) continue;
+    return Array.isArray(value) ? (value.length === 1 ? (value[0] ?? null) : null) : (value ?? null);
+  }
+  return null;
+}
+
+/**
+ * Checks a delivery in the documented order: the header's form, the HMAC of `<t>.<payload>` compared in
+ * constant time, then the timestamp within `tolerance` seconds of now.
+ */
+export function verifyWebhook(
+  payload: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): WebhookVerification {
+  const header = signatureOf(headers);
+  if (header === null || header === '') {
+    return { ok: false, reason: 'missing_header', message: `no ${SIGNATURE_HEADER} header` };
+  }
+  const match = PATTERN.exec(header);
+  if (!match?.[1] || !match[2]) {
+    return {
+      ok: false,
+      reason: 'malformed_header',
+      message: 'signature header is not t=<digits>,v1=<64 hex>',
+    };
+  }
+  const [, t, v1] = match;
+  const expected = createHmac('sha256', secret).update(`${t}.`).update(payload).digest();
+  if (!timingSafeEqual(Buffer.from(v1, 'hex'), expected)) {
+    return { ok: false, reason: 'signature_mismatch', message: 'signature does not match the payload' };
+  }
+  const timestamp = Number(t);
+  const now = options.now === undefined ? Date.now() : Number(options.now);
+  const tolerance = options.tolerance ?? DEFAULT_TOLERANCE_SEC;
+  if (Math.abs(now / 1000 - timestamp) > tolerance) {
+    return {
+      ok: false,
+      reason: 'timestamp_out_of_tolerance',
+      message: `signature timestamp ${timestamp} is more than ${tolerance} s from now`,
+    };
+  }
+  return { ok: true, timestamp };
+}
+
+/** Verifies a delivery and returns its event; throws `WebhookVerificationError` when it does not verify. */
+export function constructEvent(
+  payload: string | Uint8Array,
+  headers: WebhookHeaders,
+  secret: string,
+  options: VerifyWebhookOptions = {},
+): WebhookEvent {
+  const result = verifyWebhook(payload, headers, secret, options);
+  if (!result.ok) throw new WebhookVerificationError(result.reason, result.message);
+  const text = typeof payload === 'string' ? payload : new TextDecoder().decode(payload);
+  try {
+    return JSON.parse(text) as WebhookEvent;
+  } catch {
+    throw new WebhookVerificationError('invalid_payload', 'the payload is not JSON');
+  }
+}

@@ -1,0 +1,182 @@
+/**
+ * Retries against a local scripted server: 429 waits Retry-After, 5xx and dropped connections back off
+ * exponentially within the cap, only GETs and POSTs with an Idempotency-Key are repeated, and the
+ * number of retries is what the options say.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { after, before, beforeEach, describe, test } from 'node:test';
+import { ConnectionError, MarketIntel, RateLimitError, ServerError } from '../../sdk/src/index.ts';
+import { backoffMs } from '../../sdk/src/transport.ts';
+
+type Step = (req: IncomingMessage, res: ServerResponse) => void;
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}): Step => {
+  return (_req, res) => {
+    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.end(JSON.stringify(body));
+  };
+};
+const envelope = (status: number, code: string, headers: Record<string, string> = {}) =>
+  json(status, { error: { status, message: code, code, request_id: `req-${status}` } }, headers);
+const health = json(
+  200,
+  { ok: true },
+  { 'x-ratelimit-limit': '30', 'x-ratelimit-remaining': '29', 'x-ratelimit-reset': '1767225600000' },
+);
+
+let server: Server;
+let baseUrl: string;
+let script: Step[] = [];
+const seen: { at: number; method: string; headers: IncomingMessage['headers'] }[] = [];
+
+before(async () => {
+  server = createServer((req, res) => {
+    seen.push({ at: Date.now(), method: req.method ?? '', headers: req.headers });
+    req.resume();
+    const step = script.shift() ?? envelope(500, 'internal');
+    step(req, res);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+after(
+  () =>
+    new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+);
+beforeEach(() => {
+  seen.length = 0;
+  script = [];
+});
+
+const client = (options: ConstructorParameters<typeof MarketIntel>[0] = {}) =>
+  new MarketIntel({ apiKey: 'iv_test_x', baseUrl, retryDelayMs: 40, maxRetryDelayMs: 100, ...options });
+const gaps = () => seen.slice(1).map((s, i) => s.at - (seen[i]?.at ?? 0));
+
+describe('retries', () => {
+  test('a 429 is retried after its Retry-After seconds, then succeeds', async () => {
+    script = [envelope(429, 'rate_limited', { 'retry-after': '1' }), health];
+    const started = Date.now();
+    const result = await client().health.live();
+    assert.deepEqual(result, { ok: true });
+    assert.equal(seen.length, 2);
+    assert.ok(Date.now() - started >= 1000, 'waited the second Retry-After asked for');
+    assert.ok((gaps()[0] ?? 0) >= 990, `gap ${gaps()[0]} ms`);
+  });
+
+  test('5xx answers back off exponentially with jitter under the cap, and the last answer decides', async () => {
+    script = [envelope(503, 'unavailable'), envelope(502, 'bad_gateway'), envelope(500, 'internal'), health];
+    const sdk = client({ maxRetries: 3, retryDelayMs: 60, maxRetryDelayMs: 150 });
+    assert.deepEqual(await sdk.health.live(), { ok: true });
+    assert.equal(seen.length, 4);
+    const [first, second, third] = gaps();
+    // Ceilings 60, 120, then 240 capped to 150; equal jitter waits at least half the ceiling. (The upper
+    // bounds are loose for a busy machine; the back-off test below pins the cap exactly.)
+    assert.ok(first !== undefined && first >= 28 && first < 60 + 400, `first ${first}`);
+    assert.ok(second !== undefined && second >= 58 && second < 120 + 400, `second ${second}`);
+    assert.ok(third !== undefined && third >= 73 && third < 150 + 400, `third ${third}`);
+    assert.deepEqual(sdk.rateLimit, { limit: 30, remaining: 29, reset: new Date(1767225600000) });
+  });
+
+  test('gives up after maxRetries with a ServerError carrying the envelope', async () => {
+    script = [
+      envelope(503, 'unavailable', { 'retry-after': '0' }),
+      envelope(503, 'unavailable'),
+      envelope(503, 'unavailable'),
+    ];
+    const error = await client({ maxRetries: 2 })
+      .health.live()
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof ServerError);
+    assert.equal(error.status, 503);
+    assert.equal(error.code, 'unavailable');
+    assert.equal(error.requestId, 'req-503');
+    assert.equal(seen.length, 3);
+  });
+
+  test('maxRetries: 0 answers the first 429 with a RateLimitError', async () => {
+    script = [envelope(429, 'rate_limited', { 'retry-after': '7' })];
+    const error = await client({ maxRetries: 0 })
+      .health.live()
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof RateLimitError);
+    assert.equal(error.retryAfter, 7);
+    assert.equal(seen.length, 1);
+  });
+
+  test('a dropped connection is retried', async () => {
+    script = [(req) => req.socket.destroy(), health];
+    assert.deepEqual(await client().health.live(), { ok: true });
+    assert.equal(seen.length, 2);
+  });
+
+  test('a request past timeoutMs is a ConnectionError with code timeout', async () => {
+    script = [(_req, res) => setTimeout(() => health(_req, res), 400)];
+    const error = await client({ timeoutMs: 100, maxRetries: 0 })
+      .health.live()
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof ConnectionError);
+    assert.equal(error.code, 'timeout');
+    assert.equal(error.status, 0);
+  });
+
+  test('a POST without an Idempotency-Key is not repeated', async () => {
+    script = [envelope(503, 'unavailable'), json(200, { signal: {} })];
+    const error = await client()
+      .contracts.score('C1')
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof ServerError);
+    assert.equal(seen.length, 1);
+  });
+
+  test('a POST with an Idempotency-Key is repeated with the same key', async () => {
+    script = [
+      envelope(503, 'unavailable'),
+      envelope(429, 'rate_limited', { 'retry-after': '0' }),
+      json(200, { signal: {} }),
+    ];
+    const result = await client().contracts.score('C1', {}, { idempotencyKey: 'score-C1-1' });
+    assert.deepEqual(result, { signal: {} });
+    assert.deepEqual(
+      seen.map((s) => [s.method, s.headers['idempotency-key']]),
+      [
+        ['POST', 'score-C1-1'],
+        ['POST', 'score-C1-1'],
+        ['POST', 'score-C1-1'],
+      ],
+    );
+  });
+
+  test('a 4xx other than 429 is final', async () => {
+    script = [envelope(404, 'not_found'), health];
+    await assert.rejects(client().health.live(), { status: 404, code: 'not_found' });
+    assert.equal(seen.length, 1);
+  });
+
+  test('aborting stops the wait between attempts', async () => {
+    script = [envelope(429, 'rate_limited', { 'retry-after': '30' })];
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('stop')), 100);
+    const started = Date.now();
+    await assert.rejects(client().health.live({ signal: controller.signal }), /stop/);
+    assert.ok(Date.now() - started < 5000);
+    assert.equal(seen.length, 1);
+  });
+});
+
+describe('back-off', () => {
+  test('stays within half the capped ceiling and the ceiling, for any retry number', () => {
+    const policy = { retryDelayMs: 500, maxRetryDelayMs: 8000 };
+    for (let retry = 0; retry < 20; retry++) {
+      const ceiling = Math.min(8000, 500 * 2 ** retry);
+      for (let i = 0; i < 50; i++) {
+        const wait = backoffMs(retry, policy);
+        assert.ok(wait >= ceiling / 2 && wait <= ceiling, `retry ${retry}: ${wait}`);
+      }
+    }
+  });
+});
