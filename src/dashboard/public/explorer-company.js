@@ -31,6 +31,10 @@ const SCORE_COLORS = [
 ];
 const UNSCORED = '#c3cad2';
 
+/** Bars keyed by UTC seconds: the library parses 'YYYY-MM-DD' strings far slower than numbers. */
+const toTime = (date) => Date.parse(`${date}T00:00:00Z`) / 1000;
+const toDate = (time) => new Date(time * 1000).toISOString().slice(0, 10);
+
 const scoreColor = (score) =>
   score === null ? UNSCORED : (SCORE_COLORS.find(([low]) => score >= low)?.[1] ?? UNSCORED);
 /** $1 M → 0.6, $100 M → 1.8, $10 B → 3: area grows with the order of magnitude, not the dollars. */
@@ -39,15 +43,27 @@ const markerSize = (value) => Math.min(3, Math.max(0.5, 0.6 + 0.6 * Math.log10(M
 export async function companyView(rawTicker = 'LMT') {
   const ticker = rawTicker.toUpperCase();
   const started = performance.now();
-  const [company, candles, chartsLib] = await Promise.all([
+  // Everything the first frame needs is asked for at once (the benchmark over the whole history: the
+  // demo's companies start their candles before it).
+  const [company, candles, benchmark, chartsLib] = await Promise.all([
     api('GET', `/companies/${encodeURIComponent(ticker)}`),
     api('GET', `/candles/${encodeURIComponent(ticker)}`).catch((error) => {
       if (error.status === 404) return [];
       throw error;
     }),
+    api('GET', `/candles/${BENCHMARKS[0]}`),
     loadCharts(),
   ]);
-  const view = { ticker, company, candles, lib: chartsLib, benchmark: 'ITA', relative: true, filter: '' };
+  const view = {
+    ticker,
+    company,
+    candles,
+    lib: chartsLib,
+    benchmark: BENCHMARKS[0],
+    relative: true,
+    filter: '',
+  };
+  view.benchData = { [BENCHMARKS[0]]: benchmark };
   const chartBox = h('div', { class: 'chart-box', id: 'company-chart' });
   const legend = h('p', { class: 'chart-legend mono', id: 'chart-legend', 'aria-live': 'polite' }, '\u00a0');
   const recent = h('tbody', {});
@@ -193,7 +209,13 @@ async function drawChart(view, box, legend) {
     title: view.ticker,
   });
   price.setData(
-    view.candles.map((c) => ({ time: c.date, open: c.open, high: c.high, low: c.low, close: c.close })),
+    view.candles.map((c) => ({
+      time: toTime(c.date),
+      open: c.open,
+      high: c.high,
+      low: c.low,
+      close: c.close,
+    })),
   );
   const volume = chart.addSeries(HistogramSeries, {
     priceScaleId: 'volume',
@@ -204,7 +226,7 @@ async function drawChart(view, box, legend) {
   volume.priceScale().applyOptions({ scaleMargins: { top: 0.82, bottom: 0 } });
   volume.setData(
     view.candles.map((c) => ({
-      time: c.date,
+      time: toTime(c.date),
       value: c.volume,
       color: c.close >= c.open ? 'rgba(46,158,91,0.35)' : 'rgba(209,69,59,0.35)',
     })),
@@ -249,7 +271,7 @@ function setMarkers(view) {
   );
   view.markers.setMarkers(
     shown.map((a) => ({
-      time: a.award_date,
+      time: toTime(a.award_date),
       position: 'belowBar',
       shape: 'circle',
       color: scoreColor(a.signal_score),
@@ -267,7 +289,7 @@ function drawRegimes(view, chart, HistogramSeries) {
     while (i < spans.length && spans[i].to < c.date) i++;
     const span = spans[i];
     return span && span.from <= c.date
-      ? [{ time: c.date, value: 1, color: REGIME_COLORS[span.dominant] }]
+      ? [{ time: toTime(c.date), value: 1, color: REGIME_COLORS[span.dominant] }]
       : [];
   });
   // Its pane keeps a price scale (hiding one pane's scale trips the library when the others show theirs):
@@ -293,10 +315,9 @@ async function setBenchmark(view, ticker) {
     view.benchLine.setData([]);
     return;
   }
-  view.benchData ??= {};
   view.benchData[ticker] ??= await api('GET', `/candles/${ticker}?from=${view.candles[0].date}`);
   // Adjusted closes: a benchmark's total return, as the company's candles are adjusted.
-  view.benchLine.setData(view.benchData[ticker].map((c) => ({ time: c.date, value: c.adj_close })));
+  view.benchLine.setData(view.benchData[ticker].map((c) => ({ time: toTime(c.date), value: c.adj_close })));
   view.benchLine.applyOptions({ title: ticker, visible: view.relative });
 }
 
@@ -313,7 +334,10 @@ function showYears(view, years) {
   if (years === null) return time.fitContent();
   const last = view.candles.at(-1).date;
   const from = `${Number(last.slice(0, 4)) - years}${last.slice(4)}`;
-  time.setVisibleRange({ from: from < view.candles[0].date ? view.candles[0].date : from, to: last });
+  time.setVisibleRange({
+    from: toTime(from < view.candles[0].date ? view.candles[0].date : from),
+    to: toTime(last),
+  });
 }
 
 function showLegend(view, legend, param) {
@@ -322,7 +346,7 @@ function showLegend(view, legend, param) {
     legend.textContent = '\u00a0';
     return;
   }
-  const date = typeof param.time === 'string' ? param.time : '';
+  const date = typeof param.time === 'number' ? toDate(param.time) : '';
   const regime = view.regimeAt?.(date);
   const awards = view.byDate.get(date) ?? [];
   legend.replaceChildren(
