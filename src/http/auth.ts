@@ -172,7 +172,9 @@ export function requireTier(request: FastifyRequest, tier: Tier, what: string): 
   if (principal && !reachesTier(principal.plan, tier)) throw errors.tierRequired(tier, principal.plan, what);
 }
 
-/** Per-rule rationale is shown on the intelligence tier and above. */
+/** Per-rule rationale is shown on this tier and above (to keys here, to dashboard sessions in dashboard/). */
+export const RATIONALE_TIER: Tier = 'intelligence';
+
 export function showsRationale(request: FastifyRequest): boolean {
-  return request.principal !== null && reachesTier(request.principal.plan, 'intelligence');
+  return request.principal !== null && reachesTier(request.principal.plan, RATIONALE_TIER);
 }

@@ -17,7 +17,12 @@ export function pickEngine(request: FastifyRequest, name: string | undefined): E
 
 /** A signal as this caller may see it: per-rule rationale only on the intelligence tier. */
 export function visibleSignal<T extends { rationale?: unknown }>(request: FastifyRequest, signal: T): T {
-  if (showsRationale(request)) return signal;
+  return signalShown(signal, showsRationale(request));
+}
+
+/** The signal as it is, or without its per-rule rationale when the reader's tier may not see it. */
+export function signalShown<T extends { rationale?: unknown }>(signal: T, withRationale: boolean): T {
+  if (withRationale) return signal;
   const { rationale: _hidden, ...rest } = signal;
   return rest as T;
 }

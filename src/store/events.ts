@@ -1,6 +1,6 @@
 import type { ContractDto, SignalDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
-import { type JsonList, jsonArray, jsonList } from './json.ts';
+import { type JsonList, jsonArray, jsonInteger, jsonList, jsonObject, jsonString } from './json.ts';
 import {
   CONTRACT_COLUMNS,
   CONTRACT_JSON,
@@ -110,4 +110,34 @@ export async function getEvent(
   );
   const row = rows[0];
   return row ? { contract: toContract(row), signal: toSignal(row) } : null;
+}
+
+/** What a chart marks of one award: its day, size, agency, classification and latest signal score. */
+const MARKER_JSON = jsonObject([
+  ['id', jsonString('c.id')],
+  ['award_date', jsonString('c.award_date')],
+  ['contract_value', jsonInteger('c.contract_value')],
+  ['awarding_agency', jsonString('c.awarding_agency')],
+  ['nlp_classification', jsonString('c.nlp_classification')],
+  ['signal_score', jsonInteger('s.signal_score')],
+]);
+
+/**
+ * Every contract of a ticker (the events filter of `eventPage`, up to `limit`), oldest award first, each
+ * as a chart marker with its latest signal score under the engine (null when unscored), as JSON text.
+ */
+export async function awardMarkersJson(
+  db: Queryable,
+  ticker: string,
+  engine: string,
+  limit: number,
+): Promise<JsonList> {
+  const page = eventPage({ ticker, engine, limit, offset: 0 });
+  const rows = await db.query<JsonList>(
+    prepared(
+      `SELECT ${jsonArray(MARKER_JSON, 'c.award_date, c.id')} AS json, count(*)::int AS count ${page.from}`,
+    ),
+    page.params,
+  );
+  return jsonList(rows);
 }

@@ -211,3 +211,40 @@ export async function getRegime(db: Queryable, contractId: string): Promise<Regi
   );
   return rows[0] ?? null;
 }
+
+/** Contracts and their total value under one name (an awarding agency, a classification). */
+export interface ContractTotal {
+  name: string;
+  count: number;
+  total_value: number;
+}
+
+/** A company's contracts summed by awarding agency and by classification, largest total first. */
+export async function companyTotals(
+  db: Queryable,
+  ticker: string,
+): Promise<{ by_agency: ContractTotal[]; by_classification: ContractTotal[] }> {
+  const rows = await db.query<ContractTotal & { kind: 'agency' | 'classification' }>(
+    `SELECT kind, name, count(*)::int AS count, sum(contract_value)::bigint AS total_value
+     FROM contracts c
+     CROSS JOIN LATERAL (VALUES ('agency', c.awarding_agency), ('classification', c.nlp_classification)) t(kind, name)
+     WHERE c.ticker = $1 GROUP BY kind, name ORDER BY total_value DESC, name`,
+    [ticker],
+  );
+  const pick = (kind: string) =>
+    rows.filter((r) => r.kind === kind).map(({ name, count, total_value }) => ({ name, count, total_value }));
+  return { by_agency: pick('agency'), by_classification: pick('classification') };
+}
+
+/** The first and last days a ticker has candles for; null when it has none. */
+export async function candleRange(
+  db: Queryable,
+  ticker: string,
+): Promise<{ first: string; last: string } | null> {
+  const rows = await db.query<{ first: string | null; last: string | null }>(
+    'SELECT min(date)::text AS first, max(date)::text AS last FROM candles WHERE ticker = $1',
+    [ticker],
+  );
+  const row = rows[0];
+  return row?.first && row.last ? { first: row.first, last: row.last } : null;
+}

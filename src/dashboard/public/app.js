@@ -1,10 +1,13 @@
-// market-intel dashboard: plain ES module, no build step, no third-party code.
-// Every DOM node is built with textContent, never innerHTML, so API data cannot inject markup.
+// market-intel dashboard: plain ES module, no build step; the explorer's charts load TradingView
+// Lightweight Charts from this origin. Every DOM node is built with textContent, never innerHTML, so
+// API data cannot inject markup.
+import { companyView } from './explorer-company.js';
+import { contractView } from './explorer-contract.js';
 
 const main = document.getElementById('main');
-const state = { me: null, csrf: null };
+export const state = { me: null, csrf: null };
 
-function h(tag, attrs = {}, ...children) {
+export function h(tag, attrs = {}, ...children) {
   const el = document.createElementNS(
     tag === 'svg' || attrs.svg ? 'http://www.w3.org/2000/svg' : 'http://www.w3.org/1999/xhtml',
     tag,
@@ -22,14 +25,14 @@ function h(tag, attrs = {}, ...children) {
 }
 const s = (tag, attrs = {}, ...children) => h(tag, { ...attrs, svg: true }, ...children);
 
-class ApiFailure extends Error {
+export class ApiFailure extends Error {
   constructor(status, message) {
     super(message);
     this.status = status;
   }
 }
 
-async function api(method, path, body) {
+export async function api(method, path, body) {
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && state.csrf) headers['x-csrf-token'] = state.csrf;
@@ -54,7 +57,7 @@ function toast(text) {
 
 const when = (iso) => (iso ? `${new Date(iso).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
 
-function render(...nodes) {
+export function render(...nodes) {
   main.replaceChildren(...nodes.flat());
 }
 
@@ -697,6 +700,8 @@ const views = {
   usage: () => usageView(),
   plan: planView,
   users: usersView,
+  companies: (ticker) => companyView(ticker),
+  contracts: (id) => contractView(id),
 };
 
 function signedOut() {
@@ -710,14 +715,17 @@ function signedOut() {
 
 async function route() {
   if (!state.me) return signedOut();
-  const name = location.hash.replace(/^#\//, '') || 'keys';
+  // `#/name/arg…`: the explorer's pages take a ticker or a contract id.
+  const [first, ...args] = location.hash.replace(/^#\//, '').split('/');
+  const name = first || 'keys';
   const view = views[name] ?? views.keys;
   for (const link of document.querySelectorAll('nav a')) {
-    link.toggleAttribute('aria-current', link.getAttribute('href') === `#/${name}`);
-    if (link.getAttribute('href') === `#/${name}`) link.setAttribute('aria-current', 'page');
+    const current = link.getAttribute('href')?.split('/')[1] === name;
+    link.toggleAttribute('aria-current', current);
+    if (current) link.setAttribute('aria-current', 'page');
   }
   try {
-    await view();
+    await view(...args.map(decodeURIComponent));
     main.focus({ preventScroll: true });
   } catch (error) {
     if (error instanceof ApiFailure && error.status === 401) return signedOut();

@@ -1,5 +1,8 @@
 import type { App, Services } from '../../http/types.ts';
 import { registerAdminUsers } from './admin-users.ts';
+import { registerCandles } from './candles.ts';
+import { registerCompanies } from './companies.ts';
+import { registerContracts } from './contracts.ts';
 import { registerDeliveries } from './deliveries.ts';
 import { registerKeys } from './keys.ts';
 import { registerMe } from './me.ts';
@@ -27,5 +30,8 @@ export function registerDashboard(app: App, services: Services): void {
   registerUsage(app, services);
   registerWebhooks(app, services);
   registerDeliveries(app, services);
+  registerCompanies(app, services);
+  registerCandles(app, services);
+  registerContracts(app, services);
   registerAdminUsers(app, services);
 }

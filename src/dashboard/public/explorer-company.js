@@ -1,0 +1,483 @@
+// Explorer: a company's daily candles and volume with its awards marked (size = value, colour = signal
+// score), a benchmark rebased beside it, the market regime band (intelligence tier), its totals by agency
+// and classification, and its recent contracts.
+import { api, h, render, state } from './app.js';
+import {
+  attribution,
+  baseOptions,
+  contractLink,
+  count,
+  dollars,
+  loadCharts,
+  percent,
+  REGIME_COLORS,
+  regimeLabel,
+  upgradeNotice,
+} from './explorer-charts.js';
+
+const BENCHMARKS = ['ITA', 'SPY'];
+const RANGES = [
+  ['1Y', 1],
+  ['5Y', 5],
+  ['10Y', 10],
+  ['All', null],
+];
+/** Score buckets of the markers, highest first: [lowest score, colour, label]. */
+const SCORE_COLORS = [
+  [85, '#c0262d', '85–100'],
+  [70, '#e8871e', '70–84'],
+  [50, '#2f6fdb', '50–69'],
+  [0, '#8d99a6', 'below 50'],
+];
+const UNSCORED = '#c3cad2';
+
+/** Bars keyed by UTC seconds: the library parses 'YYYY-MM-DD' strings far slower than numbers. */
+const toTime = (date) => Date.parse(`${date}T00:00:00Z`) / 1000;
+const toDate = (time) => new Date(time * 1000).toISOString().slice(0, 10);
+
+const scoreColor = (score) =>
+  score === null ? UNSCORED : (SCORE_COLORS.find(([low]) => score >= low)?.[1] ?? UNSCORED);
+/** $1 M → 0.6, $100 M → 1.8, $10 B → 3: area grows with the order of magnitude, not the dollars. */
+const markerSize = (value) => Math.min(3, Math.max(0.5, 0.6 + 0.6 * Math.log10(Math.max(value, 1) / 1e6)));
+
+export async function companyView(rawTicker = 'LMT') {
+  const ticker = rawTicker.toUpperCase();
+  const started = performance.now();
+  // Everything the first frame needs is asked for at once (the benchmark over the whole history: the
+  // demo's companies start their candles before it).
+  const [company, candles, benchmark, chartsLib] = await Promise.all([
+    api('GET', `/companies/${encodeURIComponent(ticker)}`),
+    api('GET', `/candles/${encodeURIComponent(ticker)}`).catch((error) => {
+      if (error.status === 404) return [];
+      throw error;
+    }),
+    api('GET', `/candles/${BENCHMARKS[0]}`),
+    loadCharts(),
+  ]);
+  const view = {
+    ticker,
+    company,
+    candles,
+    lib: chartsLib,
+    benchmark: BENCHMARKS[0],
+    relative: true,
+    filter: '',
+  };
+  view.benchData = { [BENCHMARKS[0]]: benchmark };
+  const chartBox = h('div', { class: 'chart-box', id: 'company-chart' });
+  const legend = h('p', { class: 'chart-legend mono', id: 'chart-legend', 'aria-live': 'polite' }, '\u00a0');
+  const recent = h('tbody', {});
+  render(
+    header(company),
+    candles.length ? controls(view) : null,
+    h(
+      'section',
+      { class: 'card' },
+      candles.length
+        ? [legend, chartBox, regimeKey(company), markerKey(), attribution()]
+        : h(
+            'p',
+            { class: 'empty-chart', 'data-no-candles': ticker },
+            `No daily candles are stored for ${ticker}, so there is no price chart; its contracts are below.`,
+          ),
+    ),
+    totals(company.totals),
+    h(
+      'section',
+      { class: 'card' },
+      h('h2', {}, `Recent contracts (${company.recent_contracts.length} most recent)`),
+      h(
+        'table',
+        { id: 'recent-contracts' },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['Award date', 'Contract', 'Agency', 'Classification', 'Value', 'Match'].map((t) =>
+              h('th', { scope: 'col' }, t),
+            ),
+          ),
+        ),
+        recent,
+      ),
+    ),
+  );
+  view.recent = recent;
+  fillRecent(view);
+  if (candles.length) {
+    view.chart = await drawChart(view, chartBox, legend);
+    // Drawn: the chart's first frame has painted.
+    await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    chartBox.dataset.ready = 'true';
+    chartBox.dataset.ms = String(Math.round(performance.now() - started));
+  }
+}
+
+function header(data) {
+  const { company } = data;
+  const jump = h('input', {
+    type: 'text',
+    id: 'ticker-jump',
+    name: 'ticker',
+    value: company.ticker,
+    maxlength: 10,
+    size: 6,
+    pattern: '[A-Za-z0-9.\\-]{1,10}',
+    required: true,
+  });
+  return [
+    h('h1', {}, `${company.ticker} · ${company.name}`),
+    h(
+      'form',
+      {
+        class: 'inline ticker-jump',
+        onsubmit: (event) => {
+          event.preventDefault();
+          location.hash = `#/companies/${encodeURIComponent(jump.value.trim().toUpperCase())}`;
+        },
+      },
+      h('label', { for: 'ticker-jump' }, 'Company ticker', jump),
+      h('button', { type: 'submit', class: 'secondary' }, 'Show'),
+    ),
+    h(
+      'p',
+      { class: 'muted' },
+      [company.exchange, company.sector, company.industry].filter(Boolean).join(' · '),
+      ` — ${count(company.contract_count)} contracts, ${dollars(company.total_contract_value)} in total; markers score with the ${data.engine} engine.`,
+    ),
+  ];
+}
+
+function controls(view) {
+  const group = (label, items) => h('div', { class: 'tabs', role: 'group', 'aria-label': label }, items);
+  const press = (button, siblings) => {
+    for (const b of siblings) b.setAttribute('aria-pressed', String(b === button));
+  };
+  const ranges = RANGES.map(([label, years]) => {
+    const button = h(
+      'button',
+      { type: 'button', class: 'secondary', 'aria-pressed': label === 'All' ? 'true' : 'false' },
+      label,
+    );
+    button.addEventListener('click', () => {
+      press(button, ranges);
+      showYears(view, years);
+    });
+    return button;
+  });
+  const bench = h(
+    'select',
+    { id: 'benchmark', 'aria-label': 'Benchmark' },
+    BENCHMARKS.map((t) => h('option', { value: t }, `vs ${t}`)),
+    h('option', { value: '' }, 'no benchmark'),
+  );
+  bench.addEventListener('change', () => setBenchmark(view, bench.value));
+  const scale = h(
+    'select',
+    { id: 'scale', 'aria-label': 'Scale' },
+    h('option', { value: 'relative' }, 'Rebased: 100 = first visible bar'),
+    h('option', { value: 'price' }, 'Price'),
+  );
+  scale.addEventListener('change', () => setScale(view, scale.value === 'relative'));
+  const classes = [...new Set(view.company.awards.map((a) => a.nlp_classification))].sort();
+  const filter = h(
+    'select',
+    { id: 'award-filter', 'aria-label': 'Awards shown' },
+    h('option', { value: '' }, 'all awards'),
+    classes.map((c) => h('option', { value: c }, c.replaceAll('_', ' '))),
+  );
+  filter.addEventListener('change', () => {
+    view.filter = filter.value;
+    setMarkers(view);
+    fillRecent(view);
+  });
+  return h('div', { class: 'chart-controls' }, group('Range', ranges), bench, scale, filter);
+}
+
+async function drawChart(view, box, legend) {
+  const { createChart, CandlestickSeries, HistogramSeries, LineSeries, PriceScaleMode, createSeriesMarkers } =
+    view.lib;
+  const chart = createChart(box, { ...baseOptions(460), crosshair: { mode: 0 } });
+  const price = chart.addSeries(CandlestickSeries, {
+    upColor: '#2e9e5b',
+    downColor: '#d1453b',
+    borderVisible: false,
+    wickUpColor: '#2e9e5b',
+    wickDownColor: '#d1453b',
+    title: view.ticker,
+  });
+  price.setData(
+    view.candles.map((c) => ({
+      time: toTime(c.date),
+      open: c.open,
+      high: c.high,
+      low: c.low,
+      close: c.close,
+    })),
+  );
+  const volume = chart.addSeries(HistogramSeries, {
+    priceScaleId: 'volume',
+    priceFormat: { type: 'volume' },
+    lastValueVisible: false,
+    priceLineVisible: false,
+  });
+  volume.priceScale().applyOptions({ scaleMargins: { top: 0.82, bottom: 0 } });
+  volume.setData(
+    view.candles.map((c) => ({
+      time: toTime(c.date),
+      value: c.volume,
+      color: c.close >= c.open ? 'rgba(46,158,91,0.35)' : 'rgba(209,69,59,0.35)',
+    })),
+  );
+  chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0.22 } });
+  view.price = price;
+  view.benchLine = chart.addSeries(LineSeries, {
+    color: '#6b4fbb',
+    lineWidth: 2,
+    priceLineVisible: false,
+    lastValueVisible: true,
+  });
+  view.PriceScaleMode = PriceScaleMode;
+  view.markers = createSeriesMarkers(price, []);
+  view.byDate = groupByDate(view.company.awards);
+  setMarkers(view);
+  if (view.company.regimes) drawRegimes(view, chart, HistogramSeries);
+  setScale(view, view.relative);
+  await setBenchmark(view, view.benchmark);
+  chart.timeScale().fitContent();
+  chart.subscribeCrosshairMove((param) => showLegend(view, legend, param));
+  chart.subscribeClick((param) => {
+    if (typeof param.hoveredObjectId === 'string')
+      location.hash = `#/contracts/${encodeURIComponent(param.hoveredObjectId)}`;
+  });
+  return chart;
+}
+
+function groupByDate(awards) {
+  const map = new Map();
+  for (const a of awards) map.set(a.award_date, [...(map.get(a.award_date) ?? []), a]);
+  return map;
+}
+
+function setMarkers(view) {
+  if (!view.markers) return;
+  const first = view.candles[0].date;
+  const last = view.candles.at(-1).date;
+  const shown = view.company.awards.filter(
+    (a) =>
+      a.award_date >= first && a.award_date <= last && (!view.filter || a.nlp_classification === view.filter),
+  );
+  view.markers.setMarkers(
+    shown.map((a) => ({
+      time: toTime(a.award_date),
+      position: 'belowBar',
+      shape: 'circle',
+      color: scoreColor(a.signal_score),
+      size: markerSize(a.contract_value),
+      id: a.id,
+    })),
+  );
+  document.getElementById('company-chart')?.setAttribute('data-markers', String(shown.length));
+}
+
+function drawRegimes(view, chart, HistogramSeries) {
+  const spans = view.company.regimes;
+  let i = 0;
+  const band = view.candles.flatMap((c) => {
+    while (i < spans.length && spans[i].to < c.date) i++;
+    const span = spans[i];
+    return span && span.from <= c.date
+      ? [{ time: toTime(c.date), value: 1, color: REGIME_COLORS[span.dominant] }]
+      : [];
+  });
+  // Its pane keeps a price scale (hiding one pane's scale trips the library when the others show theirs):
+  // one without labels.
+  const series = chart.addSeries(
+    HistogramSeries,
+    {
+      priceLineVisible: false,
+      lastValueVisible: false,
+      priceFormat: { type: 'custom', formatter: () => '' },
+    },
+    1,
+  );
+  series.setData(band);
+  series.priceScale().applyOptions({ scaleMargins: { top: 0, bottom: 0 } });
+  chart.panes()[1]?.setHeight(34);
+  view.regimeAt = (date) => spans.find((s) => s.from <= date && date <= s.to)?.dominant;
+}
+
+async function setBenchmark(view, ticker) {
+  view.benchmark = ticker;
+  if (!ticker) {
+    view.benchLine.setData([]);
+    return;
+  }
+  view.benchData[ticker] ??= await api('GET', `/candles/${ticker}?from=${view.candles[0].date}`);
+  // Adjusted closes: a benchmark's total return, as the company's candles are adjusted.
+  view.benchLine.setData(view.benchData[ticker].map((c) => ({ time: toTime(c.date), value: c.adj_close })));
+  view.benchLine.applyOptions({ title: ticker, visible: view.relative });
+}
+
+function setScale(view, relative) {
+  view.relative = relative;
+  view.price.priceScale().applyOptions({
+    mode: relative ? view.PriceScaleMode.IndexedTo100 : view.PriceScaleMode.Normal,
+  });
+  view.benchLine.applyOptions({ visible: relative && Boolean(view.benchmark) });
+}
+
+function showYears(view, years) {
+  const time = view.chart.timeScale();
+  if (years === null) return time.fitContent();
+  const last = view.candles.at(-1).date;
+  const from = `${Number(last.slice(0, 4)) - years}${last.slice(4)}`;
+  time.setVisibleRange({
+    from: toTime(from < view.candles[0].date ? view.candles[0].date : from),
+    to: toTime(last),
+  });
+}
+
+function showLegend(view, legend, param) {
+  const bar = param.time ? param.seriesData.get(view.price) : null;
+  if (!bar) {
+    legend.textContent = '\u00a0';
+    return;
+  }
+  const date = typeof param.time === 'number' ? toDate(param.time) : '';
+  const regime = view.regimeAt?.(date);
+  const awards = view.byDate.get(date) ?? [];
+  legend.replaceChildren(
+    `${date}  O ${bar.open.toFixed(2)}  H ${bar.high.toFixed(2)}  L ${bar.low.toFixed(2)}  C ${bar.close.toFixed(2)}`,
+    regime ? `  · regime: ${regimeLabel(regime)}` : '',
+    awards.length
+      ? `  · ${awards.length} award${awards.length > 1 ? 's' : ''}: ${awards
+          .map((a) => `${dollars(a.contract_value)} (score ${a.signal_score ?? '—'})`)
+          .join(', ')}`
+      : '',
+  );
+}
+
+function regimeKey(company) {
+  if (!company.regimes)
+    return upgradeNotice('The market regime band', company.regime_tier, state.me.user.plan);
+  return h(
+    'p',
+    { class: 'legend', id: 'regime-key' },
+    'Regime band (dominant market regime each week): ',
+    Object.entries(REGIME_COLORS).map(([name, color]) =>
+      h(
+        'span',
+        {},
+        h('svg', { class: 'sw', width: 12, height: 12, 'aria-hidden': 'true' }, swatch(color)),
+        regimeLabel(name),
+      ),
+    ),
+  );
+}
+
+function markerKey() {
+  return h(
+    'p',
+    { class: 'legend' },
+    'Awards: size by value; colour by signal score ',
+    [...SCORE_COLORS.map(([, color, label]) => [color, label]), [UNSCORED, 'unscored']].map(
+      ([color, label]) =>
+        h(
+          'span',
+          {},
+          h('svg', { class: 'sw', width: 12, height: 12, 'aria-hidden': 'true' }, swatch(color)),
+          label,
+        ),
+    ),
+    '. Click a marker for its contract.',
+  );
+}
+
+function swatch(color) {
+  const rect = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+  for (const [k, v] of Object.entries({ width: 12, height: 12, rx: 2, fill: color }))
+    rect.setAttribute(k, String(v));
+  return rect;
+}
+
+function totals({ by_agency, by_classification }) {
+  const table = (title, rows, id) => {
+    const max = Math.max(1, ...rows.map((r) => r.total_value));
+    return h(
+      'div',
+      {},
+      h('h2', {}, title),
+      h(
+        'table',
+        { id },
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            ['', 'Contracts', 'Total value', ''].map((t) => h('th', { scope: 'col' }, t)),
+          ),
+        ),
+        h(
+          'tbody',
+          {},
+          rows.map((r) =>
+            h(
+              'tr',
+              {},
+              h('td', {}, r.name.replaceAll('_', ' ')),
+              h('td', { class: 'num' }, count(r.count)),
+              h('td', { class: 'num' }, dollars(r.total_value)),
+              h('td', { class: 'bar' }, shareBar(r.total_value / max)),
+            ),
+          ),
+        ),
+      ),
+    );
+  };
+  return h(
+    'section',
+    { class: 'card totals' },
+    table('By awarding agency', by_agency, 'totals-agency'),
+    table('By classification', by_classification, 'totals-classification'),
+  );
+}
+
+function shareBar(share) {
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('class', 'share');
+  svg.setAttribute('viewBox', '0 0 100 8');
+  svg.setAttribute('preserveAspectRatio', 'none');
+  svg.setAttribute('aria-label', percent(share));
+  const rect = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+  for (const [k, v] of Object.entries({ width: Math.max(1, share * 100), height: 8, class: 'req' }))
+    rect.setAttribute(k, String(v));
+  svg.append(rect);
+  return svg;
+}
+
+function fillRecent(view) {
+  const rows = view.company.recent_contracts.filter(
+    (c) => !view.filter || c.nlp_classification === view.filter,
+  );
+  view.recent.replaceChildren(
+    ...(rows.length
+      ? rows.map((c) =>
+          h(
+            'tr',
+            { 'data-contract-id': c.id },
+            h('td', {}, c.award_date),
+            h('td', { class: 'mono' }, contractLink(c.id)),
+            h('td', {}, c.awarding_sub_agency ?? c.awarding_agency),
+            h('td', {}, c.nlp_classification.replaceAll('_', ' ')),
+            h('td', { class: 'num' }, dollars(c.contract_value)),
+            h('td', {}, `${c.match_method} ${percent(c.match_confidence)}`),
+          ),
+        )
+      : [h('tr', {}, h('td', { colspan: 6, class: 'muted' }, 'No recent contract of this classification.'))]),
+  );
+}

@@ -1,0 +1,377 @@
+/**
+ * The explorer's company and contract pages: their dashboard API (by the session's plan tier, hostile
+ * values), the charting library's asset, and the pages in Debian's Chromium on the demo data —
+ * chart, markers, filters, navigation, and what a lower plan sees instead of tier-gated data.
+ * Screenshots go to var/screenshots/.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { buildApp } from '../../src/app.ts';
+import { openSession, SESSION_COOKIE } from '../../src/dashboard/sessions.ts';
+import type { Plan } from '../../src/domain/plans.ts';
+import type { App } from '../../src/http/types.ts';
+import type { Db } from '../../src/store/db.ts';
+import { type Envelope, makeKey, testConfig } from '../support/app.ts';
+import { seededDb } from '../support/db.ts';
+import { mustRefuse, URL_VALUES } from '../support/hostile.ts';
+
+// As test/dashboard/browser.test.ts launches it (importing that file would run its tests here too).
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
+const SHOTS = new URL('../../var/screenshots/', import.meta.url).pathname;
+
+let db: Db;
+let app: App;
+let base: string;
+const cookies: Partial<Record<Plan, string>> = {};
+
+async function sessionFor(plan: Plan): Promise<string> {
+  const cached = cookies[plan];
+  if (cached) return cached;
+  const { userId } = await makeKey(db, { plan, mode: 'test' });
+  const { token } = await openSession(db, userId, new Date());
+  cookies[plan] = token;
+  return token;
+}
+
+async function get(plan: Plan | null, url: string) {
+  const headers = plan ? { cookie: `${SESSION_COOKIE}=${await sessionFor(plan)}` } : {};
+  return app.inject({ url, headers });
+}
+
+before(async () => {
+  db = await seededDb();
+  app = await buildApp({ config: testConfig(), db, logger: false });
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  assert.ok(address && typeof address === 'object');
+  base = `http://127.0.0.1:${address.port}`;
+});
+after(async () => {
+  await app?.close();
+  await db?.close();
+});
+
+interface CompanyPage {
+  company: { ticker: string; contract_count: number; total_contract_value: number };
+  recent_contracts: { id: string }[];
+  awards: { id: string; award_date: string; signal_score: number | null; contract_value: number }[];
+  totals: Record<'by_agency' | 'by_classification', { name: string; count: number; total_value: number }[]>;
+  candle_range: { first: string; last: string } | null;
+  regime_tier: string;
+  regimes: { from: string; to: string; dominant: string }[] | null;
+}
+
+describe('explorer API', () => {
+  test('a company: every award as a marker with its score, totals that add up, the candles it has', async () => {
+    const res = await get('developer', '/dashboard/api/companies/lmt');
+    assert.equal(res.statusCode, 200, res.body);
+    const page = res.json<CompanyPage>();
+    const [stored] = await db.query<{ n: number; scored: number }>(
+      `SELECT count(*)::int AS n, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM signals s WHERE s.contract_id = c.id
+         AND s.engine_name = 'materiality'))::int AS scored FROM contracts c WHERE ticker = 'LMT'`,
+    );
+    assert.equal(page.awards.length, stored?.n);
+    assert.equal(page.awards.filter((a) => a.signal_score !== null).length, stored?.scored);
+    assert.deepEqual(
+      page.awards.map((a) => a.award_date),
+      page.awards.map((a) => a.award_date).sort(),
+      'oldest first',
+    );
+    for (const list of [page.totals.by_agency, page.totals.by_classification]) {
+      assert.equal(
+        list.reduce((sum, t) => sum + t.count, 0),
+        page.company.contract_count,
+      );
+      assert.equal(
+        list.reduce((sum, t) => sum + t.total_value, 0),
+        page.company.total_contract_value,
+      );
+    }
+    assert.equal(page.recent_contracts.length, 20);
+    const [range] = await db.query<{ first: string; last: string }>(
+      "SELECT min(date)::text AS first, max(date)::text AS last FROM candles WHERE ticker = 'LMT'",
+    );
+    assert.deepEqual(page.candle_range, range);
+  });
+
+  test('the regime band is for the intelligence tier, as /api/v1/regimes: spans covering the candles', async () => {
+    const below = (await get('developer', '/dashboard/api/companies/LMT')).json<CompanyPage>();
+    assert.equal(below.regimes, null);
+    assert.equal(below.regime_tier, 'intelligence');
+    const free = (await get('free', '/dashboard/api/companies/LMT')).json<CompanyPage>();
+    assert.equal(free.regimes, null);
+    const page = (await get('institutional', '/dashboard/api/companies/LMT')).json<CompanyPage>();
+    const spans = page.regimes ?? [];
+    assert.ok(spans.length > 10, `${spans.length} spans`);
+    assert.ok(spans.every((s, i) => s.from <= s.to && (i === 0 || (spans[i - 1]?.to ?? '') < s.from)));
+    assert.ok(
+      spans.every((s, i) => i === 0 || spans[i - 1]?.dominant !== s.dominant),
+      'runs merged',
+    );
+    assert.ok((spans[0]?.from ?? '') >= (page.candle_range?.first ?? ''));
+    assert.ok((spans.at(-1)?.to ?? '') <= (page.candle_range?.last ?? ''));
+    // The award dates' stored regimes (what /api/v1/regimes serves) agree with the band's week.
+    const stored = await db.query<{ as_of: string; dominant: string }>(
+      `SELECT DISTINCT as_of::text, dominant FROM regimes WHERE ticker = 'LMT' AND as_of >= '2021-01-01'
+       AND extract(isodow FROM as_of) = 5 LIMIT 20`,
+    );
+    assert.ok(stored.length > 0);
+    for (const r of stored) {
+      const span = spans.find((s) => s.from <= r.as_of && r.as_of <= s.to);
+      assert.equal(span?.dominant, r.dominant, `regime on ${r.as_of}`);
+    }
+  });
+
+  test('a company without candles has no range; candles of one that has none are a 404', async () => {
+    const page = (await get('developer', '/dashboard/api/companies/HON')).json<CompanyPage>();
+    assert.equal(page.candle_range, null);
+    assert.ok(page.awards.length > 0);
+    const candles = await get('developer', '/dashboard/api/candles/HON');
+    assert.equal(candles.statusCode, 404);
+    assert.equal(candles.json<Envelope>().error.message, 'unknown ticker: HON');
+    assert.equal((await get('developer', '/dashboard/api/companies/NOPE')).statusCode, 404);
+  });
+
+  test('candles: the whole series in one answer, as the API writes them, and from a date', async () => {
+    const all = (await get('free', '/dashboard/api/candles/LMT')).json<{ date: string }[]>();
+    const [stored] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM candles WHERE ticker = 'LMT'",
+    );
+    assert.equal(all.length, stored?.n);
+    assert.ok(all.length > 5000, 'more than one API page');
+    const ita = (await get('free', '/dashboard/api/candles/ita?from=2010-01-01&to=2010-12-31')).json<
+      { date: string; adj_close: number }[]
+    >();
+    assert.ok(ita.length > 200 && ita.every((c) => c.date >= '2010-01-01' && c.date <= '2010-12-31'));
+    const api = await app.inject({
+      url: '/api/v1/market/candles/ITA?from=2010-01-01&to=2010-12-31&limit=5000',
+      headers: { 'x-api-key': (await makeKey(db)).raw },
+    });
+    assert.deepEqual(ita, api.json(), 'the same bars, written alike');
+  });
+
+  test('a contract: the API bundle, rationale only on the intelligence tier, the USASpending page', async () => {
+    const [contract] = await db.query<{ id: string }>(
+      "SELECT id FROM contracts WHERE ticker = 'LMT' AND source = 'usaspending' ORDER BY award_date DESC LIMIT 1",
+    );
+    assert.ok(contract);
+    const url = `/dashboard/api/contracts/${encodeURIComponent(contract.id)}`;
+    const top = (await get('institutional', url)).json<{
+      signal: { rationale?: unknown[] };
+      weekly_prices: unknown[];
+      decay: { model: string; half_life_days: number };
+      regime: { dominant: string };
+      sources: { url: string }[];
+    }>();
+    assert.ok(Array.isArray(top.signal.rationale) && top.signal.rationale.length > 0);
+    assert.ok(top.weekly_prices.length > 0);
+    assert.equal(top.decay.model, 'exponential');
+    assert.deepEqual(
+      top.sources.map((s) => s.url),
+      [`https://www.usaspending.gov/award/${encodeURIComponent(contract.id)}`],
+    );
+    const lower = (await get('developer', url)).json<{ signal: object; regime: object | null }>();
+    assert.equal('rationale' in lower.signal, false, 'no rationale below the intelligence tier');
+    // The API's own bundle gives a developer key the regime, so the dashboard does too.
+    const keyed = await app.inject({
+      url: `/api/v1/contracts/${encodeURIComponent(contract.id)}`,
+      headers: { 'x-api-key': (await makeKey(db, { plan: 'developer' })).raw },
+    });
+    assert.deepEqual(lower.regime, keyed.json<{ regime: object }>().regime);
+    assert.equal('rationale' in keyed.json<{ signal: object }>().signal, false);
+    assert.equal((await get('developer', '/dashboard/api/contracts/CONT_AWD_NOPE')).statusCode, 404);
+  });
+
+  test('an announcement links to the USASpending page of the award it was linked to', async () => {
+    const [linked] = await db.query<{ id: string; linked_id: string }>(
+      "SELECT id, linked_id FROM contracts WHERE source = 'announcement' AND linked_id IS NOT NULL AND ticker IS NOT NULL LIMIT 1",
+    );
+    assert.ok(linked, 'the demo data links some announcements');
+    const page = (await get('developer', `/dashboard/api/contracts/${linked.id}`)).json<{
+      sources: { url: string }[];
+    }>();
+    assert.deepEqual(
+      page.sources.map((s) => s.url),
+      [`https://www.usaspending.gov/award/${encodeURIComponent(linked.linked_id)}`],
+    );
+  });
+
+  test('hostile path and query values are refused in the envelope, never a 5xx', async () => {
+    const problems: string[] = [];
+    const check = async (url: string, what: string, typed?: string) => {
+      const res = await get('developer', url);
+      if (res.statusCode >= 500) problems.push(`${what}: ${res.statusCode}`);
+      if (res.statusCode >= 400 && res.json<Envelope>().error?.status !== res.statusCode)
+        problems.push(`${what}: no envelope`);
+      if (typed && (res.statusCode !== 400 || !res.json<Envelope>().error.message.includes(`"${typed}"`)))
+        problems.push(`${what}: expected a 400 naming ${typed}, got ${res.statusCode}`);
+    };
+    const date = { type: 'string', format: 'date' };
+    const limit = { type: 'integer', minimum: 1, maximum: 20000 };
+    for (const v of URL_VALUES) {
+      for (const path of ['companies', 'candles', 'contracts']) {
+        if (v.encoded !== '') await check(`/dashboard/api/${path}/${v.encoded}`, `${path}/${v.label}`);
+      }
+      for (const [name, schema] of [
+        ['from', date],
+        ['to', date],
+        ['limit', limit],
+      ] as const) {
+        await check(
+          `/dashboard/api/candles/LMT?${name}=${v.encoded}`,
+          `candles ${name}=${v.label}`,
+          mustRefuse(schema, v.value) ? name : undefined,
+        );
+      }
+    }
+    await check('/dashboard/api/candles/LMT?limit=20001', 'limit over the maximum', 'limit');
+    await check('/dashboard/api/candles/LMT?from=2020-01-02&to=2020-01-01', 'from after to', 'from');
+    await check('/dashboard/api/candles/LMT?from=2020-01-01&from=2020-01-02', 'repeated', 'from');
+    await check('/dashboard/api/companies/LMT?x=1', 'unknown parameter');
+    assert.deepEqual(problems, []);
+  });
+
+  test('the charting library: from this origin, cached for a week, revalidated by ETag, under the CSP', async () => {
+    const res = await app.inject({ url: '/dashboard/assets/vendor/lightweight-charts.mjs' });
+    assert.equal(res.statusCode, 200);
+    assert.match(res.body, /TradingView Lightweight Charts™ v5\.2\.1/);
+    assert.match(String(res.headers['content-type']), /^text\/javascript/);
+    assert.equal(res.headers['cache-control'], 'public, max-age=604800');
+    const page = await app.inject({ url: '/dashboard' });
+    assert.equal(res.headers['content-security-policy'], page.headers['content-security-policy']);
+    assert.match(String(page.headers['content-security-policy']), /style-src 'self';/);
+    const etag = String(res.headers.etag);
+    const again = await app.inject({
+      url: '/dashboard/assets/vendor/lightweight-charts.mjs',
+      headers: { 'if-none-match': etag },
+    });
+    assert.equal(again.statusCode, 304);
+    assert.equal(again.body, '');
+  });
+});
+
+const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}`;
+
+describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, () => {
+  let browser: Browser;
+  let page: Page;
+  /** Errors the page raised and policy violations it reported: none are expected. */
+  const problems: string[] = [];
+
+  before(async () => {
+    mkdirSync(SHOTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  });
+  after(async () => {
+    await browser?.close();
+  });
+
+  async function open(plan: Plan) {
+    await page?.context().close();
+    const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
+    await context.addCookies([
+      { name: SESSION_COOKIE, value: await sessionFor(plan), url: `${base}/dashboard` },
+    ]);
+    page = await context.newPage();
+    page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) problems.push(message.text());
+    });
+  }
+  const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+  const companyReady = () => page.waitForSelector('#company-chart[data-ready="true"]');
+
+  test('company page: candles, award markers, regime band and benchmark; filters and range', async () => {
+    await open('institutional');
+    await page.goto(`${base}/dashboard#/companies/LMT`);
+    await companyReady();
+    assert.ok((await page.locator('#company-chart canvas').count()) > 0, 'drawn on canvas');
+    const data = (await get('institutional', '/dashboard/api/companies/LMT')).json<CompanyPage>();
+    const first = data.candle_range?.first ?? '';
+    const inRange = data.awards.filter((a) => a.award_date >= first);
+    assert.equal(Number(await page.locator('#company-chart').getAttribute('data-markers')), inRange.length);
+    assert.ok(await page.locator('#regime-key').isVisible(), 'the regime band legend');
+    assert.equal(await page.locator('[data-upgrade]').count(), 0);
+    assert.equal(await page.locator('#totals-agency tbody tr').count(), data.totals.by_agency.length);
+    await shot('explorer-company');
+
+    await page.locator('#award-filter').selectOption('aircraft');
+    const aircraft = inRange.filter(
+      (a) => (a as { nlp_classification?: string }).nlp_classification === 'aircraft',
+    );
+    assert.equal(Number(await page.locator('#company-chart').getAttribute('data-markers')), aircraft.length);
+    const classes = await page.locator('#recent-contracts tbody td:nth-child(4)').allTextContents();
+    assert.ok(
+      classes.every((c) => c === 'aircraft' || c.startsWith('No recent')),
+      classes.join(),
+    );
+
+    const spy = page.waitForResponse((r) => r.url().includes('/dashboard/api/candles/SPY'));
+    await page.locator('#benchmark').selectOption('SPY');
+    assert.equal((await spy).status(), 200);
+    await page.getByRole('button', { name: '1Y', exact: true }).click();
+    const visible = await page.evaluate(() => document.querySelector('#chart-legend') !== null);
+    assert.ok(visible);
+    assert.equal(
+      await page.getByRole('button', { name: '1Y', exact: true }).getAttribute('aria-pressed'),
+      'true',
+    );
+    await page.locator('#award-filter').selectOption('');
+    await shot('explorer-company-1y');
+    assert.deepEqual(problems, []);
+  });
+
+  test('from the company to a contract and back', async () => {
+    const link = page.locator('#recent-contracts tbody a').first();
+    const id = (await link.textContent()) ?? '';
+    await link.click();
+    await page.waitForSelector('#weekly-chart[data-ready="true"]');
+    assert.equal(decodeURIComponent(new URL(page.url()).hash), `#/contracts/${id}`);
+    assert.ok((await page.locator('#weekly-chart canvas').count()) > 0);
+    assert.ok(await page.locator('#weekly-chart').getAttribute('data-award-week'));
+    assert.ok((await page.locator('#rationale tbody tr').count()) > 0, 'rationale rows');
+    assert.ok(await page.locator('svg.decay polyline').isVisible(), 'the decay curve');
+    assert.ok(await page.locator('[data-dominant]').isVisible(), 'the regime');
+    assert.match((await page.locator('#match').textContent()) ?? '', /confidence \d+ %/);
+    assert.equal(
+      await page.locator('a.source-link').getAttribute('href'),
+      `https://www.usaspending.gov/award/${encodeURIComponent(id)}`,
+    );
+    await shot('explorer-contract');
+    await page.locator('dl.facts a', { hasText: 'LMT' }).click();
+    await companyReady();
+    assert.match(page.url(), /#\/companies\/LMT$/);
+    assert.deepEqual(problems, []);
+  });
+
+  test('on a lower plan the regime band and the rationale give way to an upgrade notice', async () => {
+    await open('developer');
+    await page.goto(`${base}/dashboard#/companies/LMT`);
+    await companyReady();
+    assert.equal(await page.locator('#regime-key').count(), 0);
+    assert.match(
+      (await page.locator('[data-upgrade]').textContent()) ?? '',
+      /intelligence tier; your plan \(developer\)/,
+    );
+    await shot('explorer-company-developer');
+    await page.locator('#recent-contracts tbody a').first().click();
+    await page.waitForSelector('#weekly-chart[data-ready="true"]');
+    assert.equal(await page.locator('#rationale').count(), 0);
+    assert.match(
+      (await page.locator('#rationale-card [data-upgrade]').textContent()) ?? '',
+      /intelligence tier/,
+    );
+    await shot('explorer-contract-developer');
+    assert.deepEqual(problems, []);
+  });
+
+  test('a company without candles says so, and still lists its contracts', async () => {
+    await page.goto(`${base}/dashboard#/companies/HON`);
+    await page.waitForSelector('[data-no-candles="HON"]');
+    assert.ok((await page.locator('#recent-contracts tbody tr').count()) > 0);
+    await shot('explorer-company-no-candles');
+  });
+});
