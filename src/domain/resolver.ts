@@ -12,7 +12,10 @@ export interface CompanyName {
   name: string;
 }
 
-export type MatchMethod = 'exact_alias' | 'parent_alias' | 'fuzzy' | 'none';
+/** How a recipient that resolved was matched; a contract's `match_method` is one of these. */
+export const MATCH_METHODS = ['exact_alias', 'parent_alias', 'fuzzy'] as const;
+/** `none`: no ticker was found (the recipient is tallied as unmatched, never served as a contract). */
+export type MatchMethod = (typeof MATCH_METHODS)[number] | 'none';
 
 export interface ResolveInput {
   recipientName: string;

@@ -48,6 +48,8 @@ function describe(issue: ValidationIssue): string {
       return `must be ${issue.params.type === 'integer' ? 'an integer' : `of type ${issue.params.type}`}`;
     case 'pattern':
       return 'has an invalid format';
+    case 'enum':
+      return `must be one of ${(issue.params.allowedValues as unknown[]).join(', ')}`;
     default:
       return issue.message ?? 'is invalid';
   }

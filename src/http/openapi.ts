@@ -1,6 +1,11 @@
 import type { FastifyDynamicSwaggerOptions, SwaggerTransform } from '@fastify/swagger';
 import type { FastifyContextConfig } from 'fastify';
+import { candidateSchemas } from './openapi-components.ts';
+import { type Document, finishDocument } from './openapi-document.ts';
+import { named } from './openapi-headers.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
+
+type Schema = Record<string, unknown>;
 
 const TAGS: Record<string, string> = {
   events: 'Contract awards resolved to listed companies, each with its latest signal.',
@@ -16,43 +21,27 @@ const TAGS: Record<string, string> = {
   admin: 'Users and keys; admin-scope keys of admin users.',
 };
 
-const RATE_LIMIT_HEADERS = {
-  'X-RateLimit-Limit': {
-    type: 'integer',
-    description: 'Requests allowed in the 60-second window for this key (or this IP without one).',
-  },
-  'X-RateLimit-Remaining': { type: 'integer', description: 'Requests left in the current window.' },
-  'X-RateLimit-Reset': {
-    type: 'integer',
-    description: 'Millisecond epoch when the oldest counted request leaves the window.',
-  },
+const RATE_LIMIT_HEADERS = named('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
+const VALIDATOR_HEADERS = named('ETag', 'Cache-Control');
+const WWW_AUTHENTICATE = named('WWW-Authenticate');
+const RETRY_AFTER = named('Retry-After');
+
+/** What a route's own error statuses (`errorResponses(…)`) mean, for their response descriptions. */
+const ERROR_DESCRIPTIONS: Record<string, string> = {
+  400: 'Invalid parameter or body',
+  403: 'Scope, tier or plan does not allow this',
+  404: 'No such resource',
+  409: "Conflicts with the resource's current state",
+  413: 'Request body too large',
+  415: 'Content-Type is not application/json',
 };
 
-/** Headers of the cacheable reads' 200s and 304s (route config `cache`). */
-const VALIDATOR_HEADERS = {
-  ETag: {
-    type: 'string',
-    description:
-      'Strong validator of the body; send it back in If-None-Match to get a 304 while it is current.',
-  },
-  'Cache-Control': {
-    type: 'string',
-    description: '`private, no-cache`: per-key data, revalidate each time.',
-  },
-};
-
-/** Every 401 of the API (http/errors.ts, KEY_CHALLENGE). */
-const WWW_AUTHENTICATE = {
-  'WWW-Authenticate': {
-    type: 'string',
-    description:
-      'The challenge: `Bearer realm="market-intel"`, with `error="invalid_token"` when the key sent is unknown or revoked. The key goes in `Authorization: Bearer <key>` or `x-api-key`.',
-  },
-};
+function describe(status: string, body: unknown): string | undefined {
+  if (body === ErrorEnvelope) return ERROR_DESCRIPTIONS[status];
+  return ((body as Schema | undefined)?.description as string | undefined) ?? SUCCESS[status];
+}
 
 const KEYED = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
-
-type Schema = Record<string, unknown>;
 
 /** `GET /api/v1/contracts/{id}/score` → `getContractsIdScore`: stable ids for generated clients. */
 function operationId(method: string | string[], url: string): string {
@@ -70,6 +59,9 @@ function withHeaders(schema: unknown, extra: Schema = {}, more: Schema = {}): Sc
   return { ...(schema as Schema), ...extra, headers: { ...RATE_LIMIT_HEADERS, ...own, ...more } };
 }
 
+/** A success response's description, unless its schema gives one. */
+const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
+
 /**
  * Route config (`access`) is the one source of access rules: the access hook enforces it and
  * this transform documents it — security, `x-tier`/`x-scope`, 401/403/429 and the rate-limit headers.
@@ -79,18 +71,33 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
   const rule = config?.access;
   if (schema && rule?.kind === 'page' && url.startsWith('/api/')) {
     // The liveness probe: no key, no limit, nothing but a 200 or a 400 for unknown parameters.
+    const response = Object.fromEntries(
+      Object.entries((schema.response ?? {}) as Schema).map(([status, body]) => [
+        status,
+        { ...(body as Schema), description: describe(status, body) },
+      ]),
+    );
     return {
       url,
-      schema: { ...schema, operationId: operationId(route.method, url), security: [{}] } as typeof schema,
+      schema: {
+        ...schema,
+        operationId: operationId(route.method, url),
+        response,
+        security: [{}],
+      } as typeof schema,
     };
   }
   if (!schema || (rule?.kind !== 'key' && rule?.kind !== 'public')) return { schema, url };
   const isPublic = rule.kind === 'public';
   const responses: Record<string, unknown> = Object.fromEntries(
-    Object.entries((schema.response ?? {}) as Schema).map(([status, body]) => [status, withHeaders(body)]),
+    Object.entries((schema.response ?? {}) as Schema).map(([status, body]) => [
+      status,
+      withHeaders(body, { description: describe(status, body) }),
+    ]),
   );
   if (config?.cache) {
-    responses[200] = withHeaders((schema.response as Schema | undefined)?.[200], {}, VALIDATOR_HEADERS);
+    const ok = (schema.response as Schema | undefined)?.[200];
+    responses[200] = withHeaders(ok, { description: describe('200', ok) }, VALIDATOR_HEADERS);
     responses[304] = withHeaders(
       { type: 'null' },
       { description: 'Not Modified: If-None-Match holds the current ETag; no body' },
@@ -110,9 +117,11 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
   );
   if (!isPublic) {
     responses[403] = withHeaders(ErrorEnvelope, { description: 'Scope, tier or plan does not allow this' });
-    responses[429] = withHeaders(ErrorEnvelope, {
-      description: 'Rate limit exceeded; see Retry-After',
-    });
+    responses[429] = withHeaders(
+      ErrorEnvelope,
+      { description: 'Rate limit exceeded; see Retry-After' },
+      RETRY_AFTER,
+    );
   }
   return {
     url,
@@ -144,6 +153,8 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
     servers: [{ url: 'http://127.0.0.1:8080', description: 'Local server' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     components: {
+      // Converted by @fastify/swagger like the route schemas; finishDocument keeps those responses use.
+      schemas: candidateSchemas(),
       securitySchemes: {
         ApiKeyHeader: {
           type: 'apiKey',
@@ -157,4 +168,10 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
   },
   hideUntagged: true,
   transform,
+  transformObject: (generated) => {
+    if (!('openapiObject' in generated)) throw new Error('the API is described in OpenAPI 3.1 only');
+    const doc = generated.openapiObject;
+    finishDocument(doc as Document);
+    return doc;
+  },
 };

@@ -4,12 +4,27 @@
  * outbox sends, and the HTTP layer validates and documents (its envelopes are in http/schemas).
  */
 import { type Static, Type } from 'typebox';
-import { CLASSIFICATION_LABELS, REGIME_NAMES } from '../domain/types.ts';
+import { engineNames } from '../domain/engines/index.ts';
+import { MATCH_METHODS } from '../domain/resolver.ts';
+import { CLASSIFICATION_LABELS, REGIME_NAMES, TIERS } from '../domain/types.ts';
 import { Nullable, StringEnum } from './schema.ts';
 
 export const CONTRACT_SOURCES = ['usaspending', 'announcement'] as const;
 /** An announcement and an award are linked by the contract number (PIID) both name, and the ticker when both have one. */
 export const LINK_METHODS = ['contract_number_and_ticker', 'contract_number'] as const;
+
+/*
+ * The closed value sets of the records, each built from the constant the code decides with. Exported
+ * by name, each is a named enum in the OpenAPI document wherever a response uses it (http/openapi.ts).
+ */
+export const Classification = StringEnum(CLASSIFICATION_LABELS);
+export const MatchMethod = StringEnum(MATCH_METHODS);
+export const ContractSource = StringEnum(CONTRACT_SOURCES);
+export const LinkMethod = StringEnum(LINK_METHODS);
+/** The engine registry's names (src/domain/engines). */
+export const EngineName = StringEnum(engineNames());
+export const Tier = StringEnum(TIERS);
+export const RegimeName = StringEnum(REGIME_NAMES);
 
 export const Contract = Type.Object({
   id: Type.String({
@@ -25,9 +40,12 @@ export const Contract = Type.Object({
   description: Nullable(Type.String()),
   naics: Nullable(Type.String()),
   psc: Nullable(Type.String()),
-  nlp_classification: StringEnum(CLASSIFICATION_LABELS),
+  nlp_classification: Classification,
   match_confidence: Type.Number({ minimum: 0, maximum: 1 }),
-  match_method: Type.String({ description: 'exact_alias, parent_alias or fuzzy.' }),
+  match_method: StringEnum(MATCH_METHODS, {
+    description:
+      'exact_alias: the recipient name is a known alias of the company; parent_alias: its parent company name is; fuzzy: the closest company name above the similarity threshold.',
+  }),
   source: StringEnum(CONTRACT_SOURCES, {
     description:
       'usaspending: an award record; announcement: an awardee of a DoD daily contract announcement.',
@@ -64,9 +82,9 @@ export const RationaleItem = Type.Object({
 export const Signal = Type.Object({
   id: Type.String({ format: 'uuid' }),
   contract_id: Type.String(),
-  engine_name: Type.String(),
+  engine_name: EngineName,
   engine_version: Type.String(),
-  engine_tier: Type.String(),
+  engine_tier: StringEnum<string>(TIERS, { description: 'The lowest plan tier that sees this engine.' }),
   signal_score: Type.Integer({ minimum: 0, maximum: 100 }),
   importance_score: Type.Integer({ minimum: 0, maximum: 100 }),
   confidence_score: Type.Integer({ minimum: 0, maximum: 100 }),
@@ -95,7 +113,7 @@ export const Regime = Type.Object({
   ticker: Type.String(),
   as_of: Type.String({ format: 'date', description: 'Last candle date used; never after the award date.' }),
   benchmark: Type.String(),
-  dominant: StringEnum(REGIME_NAMES),
+  dominant: RegimeName,
   scores: Type.Object(regimeScores),
   features: Type.Record(Type.String(), Type.Number()),
   engine_version: Type.String(),

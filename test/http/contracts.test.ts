@@ -122,7 +122,7 @@ describe('GET and POST /api/v1/contracts/{id}/score', () => {
       url: `/api/v1/contracts/${contractId}/score?engine=x`,
     });
     assert.equal(engine.statusCode, 400);
-    assert.match(engine.json<Envelope>().error.message, /known engines: materiality, regime-aware/);
+    assert.match(engine.json<Envelope>().error.message, /"engine": must be one of materiality, regime-aware/);
   });
 });
 

@@ -126,7 +126,7 @@ describe('candle lists page instead of truncating silently', () => {
     );
     assert.equal(
       nextLink(small.headers.link),
-      '/api/v1/benchmarks?ticker=ita&from=2024-03-05&to=2024-03-08&limit=2',
+      '/api/v1/benchmarks?ticker=ITA&from=2024-03-05&to=2024-03-08&limit=2',
     );
     const tail = await getJson<Candle[]>(
       client,

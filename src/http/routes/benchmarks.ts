@@ -1,9 +1,9 @@
+import type { FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { access, cached } from '../access.ts';
-import { errors } from '../errors.ts';
 import { sendJson } from '../json-body.ts';
 import { checkDateRange } from '../params.ts';
-import { DateString, errorResponses, Limit, Query } from '../schemas/common.ts';
+import { DateString, errorResponses, Limit, Query, StringEnum } from '../schemas/common.ts';
 import type { App, Handler, Services } from '../types.ts';
 import { CandlePage, candlePage, MAX_CANDLES } from './market.ts';
 
@@ -16,7 +16,9 @@ const benchmarkSchema = {
     'With `from`, the first `limit` bars from that date; without it, the latest `limit` bars up to `to`. ' +
     'A full page with more bars in the range carries a `Link: <…>; rel="next"` header: the URL of the next page.',
   querystring: Query({
-    ticker: Type.String({ description: 'SPY, XLI or ITA (case-insensitive).' }),
+    ticker: StringEnum(BENCHMARKS, {
+      description: 'The benchmark, case-insensitive: `spy` is read as `SPY`.',
+    }),
     from: Type.Optional(DateString('First date (inclusive).')),
     to: Type.Optional(DateString('Last date (inclusive).')),
     limit: Limit(MAX_CANDLES, MAX_CANDLES),
@@ -27,20 +29,23 @@ const benchmarkSchema = {
 export function registerBenchmarks(app: App, services: Services): void {
   app.get(
     '/api/v1/benchmarks',
-    { config: cached(access.read), schema: benchmarkSchema },
+    { config: cached(access.read), schema: benchmarkSchema, preValidation: upperTicker },
     showBenchmark(services),
   );
+}
+
+/** Case is not significant: the ticker is upper-cased before validation, so the enum is the one spelling. */
+function upperTicker(request: FastifyRequest, _reply: unknown, done: () => void): void {
+  const query = request.query as { ticker?: unknown };
+  if (typeof query.ticker === 'string') query.ticker = query.ticker.toUpperCase();
+  done();
 }
 
 function showBenchmark({ db }: Services): Handler<typeof benchmarkSchema> {
   return async (request, reply) => {
     const q = request.query;
-    const ticker = q.ticker.toUpperCase();
-    if (!(BENCHMARKS as readonly string[]).includes(ticker)) {
-      throw errors.invalidParameter('ticker', `must be one of ${BENCHMARKS.join(', ')}`);
-    }
     checkDateRange(q.from, q.to);
-    const candles = await candlePage(request, reply, db, ticker, q);
+    const candles = await candlePage(request, reply, db, q.ticker, q);
     return sendJson(reply, candles.json);
   };
 }

@@ -1,11 +1,17 @@
 import { Type } from 'typebox';
-import { PLANS, SCOPES } from '../../domain/plans.ts';
+import { KEY_PREFIX } from '../../domain/keys.ts';
+import { type KeyMode as KeyModeName, PLANS, SCOPES } from '../../domain/plans.ts';
 import { Nullable, StringEnum } from './common.ts';
+
+export const Plan = StringEnum(PLANS);
+export const Scope = StringEnum(SCOPES);
+/** live keys count against the plan's limit; test keys have their own small one. */
+export const KeyMode = StringEnum(Object.keys(KEY_PREFIX) as KeyModeName[]);
 
 export const User = Type.Object({
   id: Type.String({ format: 'uuid' }),
   email: Type.String(),
-  plan: StringEnum(PLANS),
+  plan: Plan,
   is_admin: Type.Boolean(),
   created_at: Type.String({ format: 'date-time' }),
 });
@@ -14,8 +20,8 @@ export const ApiKey = Type.Object({
   id: Type.String({ format: 'uuid' }),
   user_id: Type.String({ format: 'uuid' }),
   name: Type.String(),
-  mode: StringEnum(['live', 'test'] as const),
-  scopes: Type.Array(StringEnum(SCOPES)),
+  mode: KeyMode,
+  scopes: Type.Array(Scope),
   display_prefix: Type.String({ description: 'First 12 characters of the key, for recognising it.' }),
   created_at: Type.String({ format: 'date-time' }),
   last_used_at: Nullable(Type.String({ format: 'date-time' })),
@@ -45,7 +51,7 @@ export const NewKeyBody = Type.Object(
   {
     name: Type.String({ minLength: 1, maxLength: 100, pattern: '^[^\\u0000-\\u001f]*$' }),
     scopes: Type.Array(StringEnum(SCOPES), { minItems: 1, maxItems: 3 }),
-    mode: StringEnum(['live', 'test'] as const),
+    mode: StringEnum(Object.keys(KEY_PREFIX) as KeyModeName[]),
   },
   { additionalProperties: false },
 );
@@ -56,7 +62,7 @@ export const UsageWindow = StringEnum(['1h', '24h', '7d', '30d'] as const, {
 
 export const Usage = Type.Object({
   key_id: Type.String({ format: 'uuid' }),
-  window: Type.String(),
+  window: UsageWindow,
   from: Type.String({ format: 'date-time' }),
   to: Type.String({ format: 'date-time' }),
   bucket: StringEnum(['minute', 'hour', 'day'] as const),

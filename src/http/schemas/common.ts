@@ -1,4 +1,7 @@
 import { type TProperties, Type } from 'typebox';
+import { defaultEngine, engineNames } from '../../domain/engines/index.ts';
+import { StringEnum } from '../../shapes/schema.ts';
+import { ERROR_STATUS, type ErrorCode } from '../errors.ts';
 
 export const DateString = (description: string) =>
   Type.String({ format: 'date', description, examples: ['2024-03-01'] });
@@ -28,9 +31,8 @@ export const TickerParam = Type.String({
 export const Text = (options: { minLength?: number; maxLength: number; description: string }) =>
   Type.String({ minLength: 1, pattern: '^[^\\u0000-\\u001f]*$', ...options });
 
-export const EngineParam = Text({
-  maxLength: 64,
-  description: 'Engine name; defaults to the registry default engine (materiality).',
+export const EngineParam = StringEnum(engineNames(), {
+  description: `Engine name; defaults to the registry default engine (${defaultEngine().name}).`,
 });
 
 export const Pagination = Type.Object(
@@ -47,7 +49,9 @@ export const ErrorEnvelope = Type.Object(
     error: Type.Object({
       status: Type.Integer(),
       message: Type.String(),
-      code: Type.String({ description: 'Stable snake_case error code.' }),
+      code: StringEnum(Object.keys(ERROR_STATUS) as ErrorCode[], {
+        description: 'Stable snake_case error code; `status` is always the one this code maps to.',
+      }),
       request_id: Type.Optional(Type.String()),
     }),
   },

@@ -1,6 +1,16 @@
 /** The HTTP envelopes around the service's records (src/shapes/resources.ts). */
 import { Type } from 'typebox';
-import { Candle, Company, Contract, Decay, Regime, Signal, WeeklyPrice } from '../../shapes/resources.ts';
+import {
+  Candle,
+  Company,
+  Contract,
+  Decay,
+  EngineName,
+  Regime,
+  Signal,
+  Tier,
+  WeeklyPrice,
+} from '../../shapes/resources.ts';
 import { Nullable, Pagination } from './common.ts';
 
 export * from '../../shapes/resources.ts';
@@ -50,7 +60,7 @@ export const Health = Type.Object({
     }),
     detail: Detail,
   }),
-  engines: Type.Array(Type.Object({ name: Type.String(), version: Type.String(), tier: Type.String() })),
+  engines: Type.Array(Type.Object({ name: EngineName, version: Type.String(), tier: Tier })),
   now: Type.String({ format: 'date-time' }),
 });
 

@@ -1,5 +1,7 @@
 import { Type } from 'typebox';
+import { Contract, Signal } from '../../shapes/resources.ts';
 import { DELIVERY_STATUSES, WEBHOOK_STATES } from '../../store/webhooks.ts';
+import { SIGNAL_CREATED } from '../../webhooks/outbox.ts';
 import {
   errorResponses,
   IdParams,
@@ -12,6 +14,22 @@ import {
 } from './common.ts';
 
 const Timestamp = Type.String({ format: 'date-time' });
+
+export const WebhookEvent = StringEnum([SIGNAL_CREATED]);
+export const DeliveryStatus = StringEnum(DELIVERY_STATUSES);
+
+/**
+ * The body of a `signal.created` delivery as the outbox writes it (webhooks/outbox.ts): the Signal as
+ * the API serves it but never with `rationale`, and its Contract.
+ */
+export const SignalCreatedEvent = Type.Object({
+  event: Type.Literal(SIGNAL_CREATED),
+  data: Type.Object(
+    { signal: Signal, contract: Contract },
+    { description: 'The new signal (never with `rationale`, whatever the tier) and its contract.' },
+  ),
+  ts: Type.Integer({ description: 'When the delivery was written, in milliseconds since the epoch.' }),
+});
 
 export const Webhook = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -48,8 +66,8 @@ export const Webhook = Type.Object({
 export const Delivery = Type.Object({
   id: Type.String({ format: 'uuid', description: 'Sent as X-Service-Delivery, the same on every attempt.' }),
   webhook_id: Type.String({ format: 'uuid' }),
-  event: Type.String(),
-  status: StringEnum(DELIVERY_STATUSES),
+  event: StringEnum<string>([SIGNAL_CREATED]),
+  status: DeliveryStatus,
   attempts: Type.Integer({ description: 'Attempts made in the current series (at most 6).' }),
   series: Type.Integer({ description: 'Attempt series: 1, plus one per resend.' }),
   next_attempt_at: Nullable(Timestamp),

@@ -1,0 +1,108 @@
+/**
+ * The last pass over the generated OpenAPI document (@fastify/swagger's `transformObject`): named
+ * schemas become `$ref`s to components, response headers refer to `components.headers`, every
+ * operation gets its examples, and the `signal.created` webhook is described.
+ */
+import { ComponentIndex, reachable } from './openapi-components.ts';
+import { HEADERS } from './openapi-headers.ts';
+import { signalCreatedWebhook } from './openapi-webhooks.ts';
+import { errorExample, operationExamples } from './schemas/examples.ts';
+
+type Json = Record<string, unknown>;
+
+interface Media {
+  schema?: unknown;
+  example?: unknown;
+}
+
+interface Response {
+  description?: string;
+  headers?: Record<string, unknown>;
+  content?: Record<string, Media>;
+}
+
+interface Operation {
+  operationId?: string;
+  requestBody?: { content?: Record<string, Media> };
+  responses?: Record<string, Response>;
+}
+
+export interface Document {
+  paths?: Record<string, Record<string, Operation>>;
+  webhooks?: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, Json>; headers?: Record<string, unknown> } & Json;
+}
+
+const HEADER_REF = '#/components/headers/';
+
+/**
+ * A header the response always carries refers to its component. A 5xx may be answered before the rate
+ * limiter has decided (when it cannot), so there the same headers are listed as optional.
+ */
+function headersOf(status: string, headers: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, header] of Object.entries(headers)) {
+    const known = HEADERS[name as keyof typeof HEADERS];
+    if (!known) out[name] = header;
+    else if (status.startsWith('5')) out[name] = { ...known, required: false };
+    else out[name] = { $ref: HEADER_REF + name };
+  }
+  return out;
+}
+
+function finishResponse(
+  index: ComponentIndex,
+  path: string,
+  status: string,
+  response: Response,
+  given: unknown,
+) {
+  if (response.headers) response.headers = headersOf(status, response.headers);
+  for (const media of Object.values(response.content ?? {})) {
+    const schema = index.hoist(media.schema) as Json;
+    if (schema && schema.description === response.description) delete schema.description;
+    media.schema = schema;
+    const example = given !== undefined ? given : errorExample(Number(status), path);
+    if (example !== undefined) media.example = example;
+  }
+}
+
+function finishOperation(index: ComponentIndex, path: string, op: Operation): void {
+  const examples = operationExamples(op.operationId ?? '');
+  for (const media of Object.values(op.requestBody?.content ?? {})) {
+    if (examples?.request !== undefined) media.example = examples.request;
+  }
+  for (const [status, response] of Object.entries(op.responses ?? {})) {
+    finishResponse(index, path, status, response, examples?.responses?.[status]);
+  }
+}
+
+/** Components in name order, only those the paths and webhooks reach. */
+function keepReachable(doc: Document, schemas: Record<string, Json>): Record<string, Json> {
+  const used = reachable({ paths: doc.paths, webhooks: doc.webhooks }, schemas);
+  return Object.fromEntries(
+    Object.keys(schemas)
+      .filter((name) => used.has(name))
+      .sort()
+      .map((name) => [name, schemas[name] as Json]),
+  );
+}
+
+export function finishDocument(doc: Document): Document {
+  const schemas = doc.components?.schemas ?? {};
+  const index = new ComponentIndex(schemas);
+  for (const [path, item] of Object.entries(doc.paths ?? {})) {
+    for (const op of Object.values(item)) finishOperation(index, path, op);
+  }
+  const components: Record<string, Json> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    components[name] = index.hoist(schema, true) as Json;
+  }
+  doc.webhooks = signalCreatedWebhook();
+  doc.components = {
+    ...doc.components,
+    schemas: keepReachable(doc, components),
+    headers: HEADERS,
+  };
+  return doc;
+}

@@ -1,0 +1,48 @@
+/** The named headers of the responses: `components.headers`, referenced by name from every response. */
+export const HEADERS = {
+  'X-RateLimit-Limit': {
+    description: 'Requests allowed in the 60-second window for this key (or this IP without one).',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Remaining': {
+    description: 'Requests left in the current window.',
+    required: true,
+    schema: { type: 'integer', minimum: 0 },
+  },
+  'X-RateLimit-Reset': {
+    description: 'Millisecond epoch when the oldest counted request leaves the window.',
+    required: true,
+    schema: { type: 'integer' },
+  },
+  'Retry-After': {
+    description: 'Seconds to wait before the next request is admitted.',
+    required: true,
+    schema: { type: 'integer', minimum: 1 },
+  },
+  /** Every 401 of the API (http/errors.ts, KEY_CHALLENGE). */
+  'WWW-Authenticate': {
+    description:
+      'The challenge: `Bearer realm="market-intel"`, with `error="invalid_token"` when the key sent is unknown or revoked. The key goes in `Authorization: Bearer <key>` or `x-api-key`.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  /** The cacheable reads' 200s and 304s (route config `cache`). */
+  ETag: {
+    description:
+      'Strong validator of the body; send it back in If-None-Match to get a 304 while it is current.',
+    required: true,
+    schema: { type: 'string' },
+  },
+  'Cache-Control': {
+    description: '`private, no-cache`: per-key data, revalidate each time.',
+    required: true,
+    schema: { type: 'string', enum: ['private, no-cache'] },
+  },
+} as const;
+
+export type HeaderName = keyof typeof HEADERS;
+
+/** Route-schema headers by name; the finished document refers to HEADERS instead (openapi-document.ts). */
+export const named = (...names: HeaderName[]): Record<string, unknown> =>
+  Object.fromEntries(names.map((name) => [name, { ...HEADERS[name].schema }]));

@@ -1,0 +1,702 @@
+/**
+ * Examples of the OpenAPI document, by operationId: real answers of the API on the demo data (an LMT
+ * award, its signals, regime and candles; accounts and webhooks as the admin API created them), cut to
+ * one or two items per list. Error examples are built by the API's own error factories. The document
+ * test validates each against its schema and fails for an operation without one.
+ */
+import { signatureHeader } from '../../domain/signature.ts';
+import { type ServiceError, webhookErrors } from '../../services/errors.ts';
+import { deliveryBody } from '../../webhooks/outbox.ts';
+import { ApiError, errors } from '../errors.ts';
+
+const CONTRACT = {
+  id: 'CONT_AWD_FA868224CB001_9700_-NONE-_-NONE-',
+  ticker: 'LMT',
+  recipient_name: 'LOCKHEED MARTIN CORPORATION',
+  award_date: '2024-09-27',
+  contract_value: 2423365242,
+  awarding_agency: 'Department of Defense',
+  awarding_sub_agency: 'Department of the Air Force',
+  description: 'LONG RANGE ANTI-SHIP MISSILE/JOINT AIR-TO-SURFACE STANDOFF MISSILE LARGE LOT PROCUREMENT',
+  naics: null,
+  psc: null,
+  nlp_classification: 'shipbuilding',
+  match_confidence: 0.99,
+  match_method: 'exact_alias',
+  source: 'usaspending',
+  announced_at: null,
+  first_seen_at: '2026-11-26T05:50:29.065Z',
+  available_at: '2026-11-26T05:50:29.065Z',
+  linked_id: null,
+  link_method: null,
+};
+
+const SIGNAL = {
+  id: '01a21667-cc00-7186-bb30-057a2ece1f6d',
+  contract_id: 'CONT_AWD_FA868224CB001_9700_-NONE-_-NONE-',
+  engine_name: 'materiality',
+  engine_version: '2.0.0',
+  engine_tier: 'developer',
+  signal_score: 97,
+  importance_score: 100,
+  confidence_score: 99,
+  risk_score: 31,
+  computed_at: '2026-11-26T05:50:31.210Z',
+  rationale: [
+    {
+      rule: 'award_size',
+      weight: 35,
+      value: 1,
+      contribution: 35,
+      detail: 'award value $2,423,365,242',
+    },
+    {
+      rule: 'relative_to_median',
+      weight: 25,
+      value: 1,
+      contribution: 25,
+      detail: '49.31× the trailing 365-day median of $49,149,497',
+    },
+    {
+      rule: 'share_of_trailing',
+      weight: 10,
+      value: 0.751,
+      contribution: 7.5099,
+      detail: '17.91% of $ awarded over 87 awards in 365 days',
+    },
+    {
+      rule: 'agency',
+      weight: 10,
+      value: 1,
+      contribution: 10,
+      detail: 'Department of Defense (defense)',
+    },
+    {
+      rule: 'classification',
+      weight: 15,
+      value: 1,
+      contribution: 15,
+      detail: 'shipbuilding',
+    },
+    {
+      rule: 'match_confidence',
+      weight: 5,
+      value: 0.95,
+      contribution: 4.75,
+      detail: 'ticker match confidence 0.99',
+    },
+  ],
+};
+
+const RESCORED = {
+  id: '01a21667-cc00-7130-b2c8-a77e4f6dd293',
+  contract_id: 'CONT_AWD_FA868224CB001_9700_-NONE-_-NONE-',
+  engine_name: 'regime-aware',
+  engine_version: '1.1.0',
+  engine_tier: 'intelligence',
+  signal_score: 100,
+  importance_score: 100,
+  confidence_score: 97,
+  risk_score: 34,
+  computed_at: '2026-11-26T05:50:36.430Z',
+  rationale: [
+    {
+      rule: 'award_size',
+      weight: 35,
+      value: 1,
+      contribution: 35,
+      detail: 'award value $2,423,365,242',
+    },
+    {
+      rule: 'relative_to_median',
+      weight: 25,
+      value: 1,
+      contribution: 25,
+      detail: '49.31× the trailing 365-day median of $49,149,497',
+    },
+    {
+      rule: 'share_of_trailing',
+      weight: 10,
+      value: 0.751,
+      contribution: 7.5099,
+      detail: '17.91% of $ awarded over 87 awards in 365 days',
+    },
+    {
+      rule: 'agency',
+      weight: 10,
+      value: 1,
+      contribution: 10,
+      detail: 'Department of Defense (defense)',
+    },
+    {
+      rule: 'classification',
+      weight: 15,
+      value: 1,
+      contribution: 15,
+      detail: 'shipbuilding',
+    },
+    {
+      rule: 'match_confidence',
+      weight: 5,
+      value: 0.95,
+      contribution: 4.75,
+      detail: 'ticker match confidence 0.99',
+    },
+    {
+      rule: 'regime_risk_on',
+      weight: 10,
+      value: 0.7815,
+      contribution: 7.8146,
+      detail: 'risk_on probability 0.781 as of 2024-09-27 (dominant risk_on)',
+    },
+    {
+      rule: 'regime_risk_off',
+      weight: -8,
+      value: 0.0025,
+      contribution: -0.0203,
+      detail: 'risk_off probability 0.003 as of 2024-09-27 (dominant risk_on)',
+    },
+    {
+      rule: 'regime_high_volatility',
+      weight: -6,
+      value: 0.2104,
+      contribution: -1.2622,
+      detail: 'high_volatility probability 0.210 as of 2024-09-27 (dominant risk_on)',
+    },
+    {
+      rule: 'sector_relative_strength',
+      weight: 50,
+      value: 0.0776,
+      contribution: 3.8797,
+      detail: "ITA 60-day return minus SPY's: 7.76%",
+    },
+  ],
+};
+
+const REGIME = {
+  contract_id: 'CONT_AWD_FA868224CB001_9700_-NONE-_-NONE-',
+  ticker: 'LMT',
+  as_of: '2024-09-27',
+  benchmark: 'SPY',
+  dominant: 'risk_on',
+  scores: {
+    risk_on: 0.781457,
+    risk_off: 0.002541,
+    high_volatility: 0.210367,
+    range_bound: 0.005635,
+  },
+  features: {
+    trend: 0.061563,
+    ret_20d: 0.026637,
+    ret_60d: 0.039464,
+    vol_20d: 0.139553,
+    drawdown: -0.00145,
+    spy_sma50: 540.599158,
+    spy_sma200: 509.248504,
+    vol_pct_1y: 0.763889,
+    ita_rel_60d: 0.077594,
+    xli_rel_60d: 0.072387,
+  },
+  engine_version: 'regime-1',
+};
+
+const CONTRACT_BUNDLE = {
+  contract: CONTRACT,
+  signal: SIGNAL,
+  weekly_prices: [
+    {
+      week_start: '2024-07-29',
+      open: 522.85629,
+      high: 532.343449,
+      low: 513.625303,
+      close: 520.626831,
+      volume: 1484800,
+    },
+    {
+      week_start: '2024-08-05',
+      open: 524.791624,
+      high: 533.747503,
+      low: 509.213663,
+      close: 523.292603,
+      volume: 5695500,
+    },
+  ],
+  regime: REGIME,
+  decay: {
+    model: 'exponential',
+    half_life_days: 30,
+    age_days: 790,
+    strength: 0,
+    effective_score: 0,
+  },
+};
+
+const COMPANY = {
+  ticker: 'LMT',
+  name: 'LOCKHEED MARTIN CORP',
+  cik: '0000936468',
+  exchange: 'NYSE',
+  sector: 'Industrials',
+  industry: 'Aerospace & Defense',
+  aliases: [
+    'ASTROTECH SPACE OPERATIONS',
+    'LOCKHEED MARTIN',
+    'LOCKHEED MARTIN GLOBAL',
+    'LOCKHEED MARTIN INTEGRATED SYSTEMS',
+    'LOCKHEED MARTIN SERVICES',
+    'LOCKHEED MARTIN SIPPICAN',
+    'LOCKHEED MARTIN TACTICAL SYSTEMS',
+    'LOCKHEED MISSILES AND SPACE COMP',
+    'POLSKIE ZAKLADY LOTNICZE SP Z O O',
+    'SIKORSKY AIRCRAFT',
+  ],
+  contract_count: 547,
+  total_contract_value: 81619761389,
+};
+
+const HEALTH = {
+  ok: true,
+  failing: [],
+  db: {
+    ok: true,
+  },
+  limiter: {
+    ok: true,
+    store: 'memory',
+  },
+  webhooks: {
+    ok: true,
+  },
+  ingest: {
+    ok: true,
+    scheduled: false,
+    last_progress_at: null,
+  },
+  engines: [
+    {
+      name: 'materiality',
+      version: '2.0.0',
+      tier: 'developer',
+    },
+    {
+      name: 'regime-aware',
+      version: '1.1.0',
+      tier: 'intelligence',
+    },
+  ],
+  now: '2026-11-26T05:50:36.296Z',
+};
+
+const USER = {
+  id: 'd742f09a-c5fa-4756-95cc-dc6b35a92e8d',
+  email: 'analyst@example.com',
+  plan: 'developer',
+  is_admin: false,
+  created_at: '2026-11-26T05:50:36.529Z',
+};
+
+const KEY = {
+  id: 'f5b0780f-6f04-4e86-9962-33210a975cdd',
+  user_id: 'd742f09a-c5fa-4756-95cc-dc6b35a92e8d',
+  name: 'research notebook',
+  mode: 'live',
+  scopes: ['read'],
+  display_prefix: 'iv_live_HxOt',
+  created_at: '2026-11-26T05:50:36.543Z',
+  last_used_at: null,
+  revoked_at: null,
+};
+
+const WEBHOOK = {
+  id: '7b32ab2e-5fc4-4dbe-9d96-3c59d0f97626',
+  user_id: 'd742f09a-c5fa-4756-95cc-dc6b35a92e8d',
+  url: 'https://hooks.example.com/market-intel',
+  status: 'active',
+  created_at: '2026-11-26T05:50:36.597Z',
+  disabled_at: null,
+  failure_streak: 0,
+  failing_since: null,
+  retry_at: null,
+  suspended_at: null,
+};
+
+const DELIVERY = {
+  id: '4fb2cebd-0b1c-444f-aa7d-672ca8e00aed',
+  webhook_id: '7b32ab2e-5fc4-4dbe-9d96-3c59d0f97626',
+  event: 'signal.created',
+  status: 'pending',
+  attempts: 0,
+  series: 1,
+  next_attempt_at: '2026-11-26T05:50:36.636Z',
+  last_status: null,
+  last_error: null,
+  created_at: '2026-11-26T05:50:36.636Z',
+  updated_at: '2026-11-26T05:50:36.636Z',
+};
+
+const DELIVERED = {
+  id: '4fb2cebd-0b1c-444f-aa7d-672ca8e00aed',
+  webhook_id: '7b32ab2e-5fc4-4dbe-9d96-3c59d0f97626',
+  event: 'signal.created',
+  status: 'succeeded',
+  attempts: 1,
+  series: 1,
+  next_attempt_at: null,
+  last_status: 200,
+  last_error: null,
+  created_at: '2026-11-26T05:50:36.636Z',
+  updated_at: '2026-11-26T05:50:37.196Z',
+};
+
+const ATTEMPT = {
+  id: '9b1f3c52-7d44-4e0a-8a51-2f6e0c9d7a13',
+  delivery_id: '4fb2cebd-0b1c-444f-aa7d-672ca8e00aed',
+  series: 1,
+  attempt_no: 1,
+  started_at: '2026-11-26T05:50:37.012Z',
+  duration_ms: 184,
+  status_code: 200,
+  error: null,
+};
+
+const page = (data: unknown[], limit = 50) => ({
+  data,
+  pagination: { limit, offset: 0, count: data.length },
+});
+
+const EVENTS = page([{ contract: CONTRACT, signal: SIGNAL }], 1);
+const WEBHOOKS = page([WEBHOOK]);
+const DELIVERIES = page([DELIVERED]);
+const ATTEMPTS = { data: [ATTEMPT] };
+const RESEND = {
+  delivery: {
+    id: '4fb2cebd-0b1c-444f-aa7d-672ca8e00aed',
+    webhook_id: '7b32ab2e-5fc4-4dbe-9d96-3c59d0f97626',
+    event: 'signal.created',
+    status: 'pending',
+    attempts: 0,
+    series: 2,
+    next_attempt_at: '2026-11-26T06:02:11.408Z',
+    last_status: 200,
+    last_error: null,
+    created_at: '2026-11-26T05:50:36.636Z',
+    updated_at: '2026-11-26T06:02:11.408Z',
+  },
+};
+const ENABLED = { webhook: WEBHOOK };
+const DELETED = {
+  webhook: {
+    id: '7b32ab2e-5fc4-4dbe-9d96-3c59d0f97626',
+    user_id: 'd742f09a-c5fa-4756-95cc-dc6b35a92e8d',
+    url: 'https://hooks.example.com/market-intel',
+    status: 'deleted',
+    created_at: '2026-11-26T05:50:36.597Z',
+    disabled_at: '2026-11-26T05:50:36.655Z',
+    failure_streak: 0,
+    failing_since: null,
+    retry_at: null,
+    suspended_at: null,
+  },
+};
+const NEW_WEBHOOK = { webhook: WEBHOOK, secret: 'whsec_L2OzosiZbFSRcuZ7i3Kuw5SQerg_iRHC9UEcL0uPJ2w' };
+const WEBHOOK_BODY = { url: WEBHOOK.url };
+
+export interface OperationExamples {
+  /** The request body, for an operation that takes one. */
+  request?: unknown;
+  /** Response bodies by status; error statuses without one get errorExample's. */
+  responses: Record<string, unknown>;
+}
+
+const EXAMPLES: Record<string, OperationExamples> = {
+  getMetrics: {
+    responses: {
+      200:
+        '# HELP http_requests_total Requests answered, by method, route template and status.\n' +
+        '# TYPE http_requests_total counter\n' +
+        'http_requests_total{method="GET",route="/api/v1/events",status="200"} 1523\n',
+    },
+  },
+  getHealth: {
+    responses: {
+      200: HEALTH,
+      503: {
+        ok: false,
+        failing: ['webhooks'],
+        db: {
+          ok: true,
+        },
+        limiter: {
+          ok: true,
+          store: 'memory',
+        },
+        webhooks: {
+          ok: false,
+          detail: 'the oldest due delivery has waited 94 s (limit 60 s)',
+        },
+        ingest: {
+          ok: true,
+          scheduled: false,
+          last_progress_at: null,
+        },
+        engines: [
+          {
+            name: 'materiality',
+            version: '2.0.0',
+            tier: 'developer',
+          },
+          {
+            name: 'regime-aware',
+            version: '1.1.0',
+            tier: 'intelligence',
+          },
+        ],
+        now: '2026-11-26T05:50:36.296Z',
+      },
+    },
+  },
+  getHealthLive: { responses: { 200: { ok: true } } },
+  getOpenapiJson: {
+    responses: { 200: { openapi: '3.1.0', info: { title: 'market-intel API', version: '1.0.0' } } },
+  },
+  getEvents: { responses: { 200: EVENTS } },
+  getContracts: { responses: { 200: EVENTS } },
+  getContractsId: { responses: { 200: CONTRACT_BUNDLE } },
+  getContractsIdScore: { responses: { 200: { signal: SIGNAL } } },
+  postContractsIdScore: { responses: { 200: { signal: RESCORED } } },
+  getSignals: { responses: { 200: page([{ signal: SIGNAL, contract: CONTRACT }], 1) } },
+  getCompaniesTicker: { responses: { 200: { company: COMPANY, recent_contracts: [CONTRACT] } } },
+  getMarketCandlesTicker: {
+    responses: {
+      200: [
+        {
+          date: '2026-08-20',
+          open: 586.669983,
+          high: 591.679993,
+          low: 569.539978,
+          close: 571.47998,
+          adj_close: 571.47998,
+          volume: 1555000,
+        },
+        {
+          date: '2026-08-21',
+          open: 571.47998,
+          high: 572.952087,
+          low: 563.299988,
+          close: 563.570007,
+          adj_close: 563.570007,
+          volume: 785078,
+        },
+      ],
+    },
+  },
+  getBenchmarks: {
+    responses: {
+      200: [
+        {
+          date: '2026-08-20',
+          open: 765.960022,
+          high: 768.150024,
+          low: 762.039978,
+          close: 762.599976,
+          adj_close: 762.599976,
+          volume: 45520300,
+        },
+        {
+          date: '2026-08-21',
+          open: 766.049988,
+          high: 767.849976,
+          low: 764.169983,
+          close: 765.719971,
+          adj_close: 765.719971,
+          volume: 38583716,
+        },
+      ],
+    },
+  },
+  getRegimes: { responses: { 200: page([REGIME]) } },
+  getPredictions: {
+    responses: {
+      200: {
+        data: [],
+        note: 'The prediction engine is announced for a later phase; this endpoint returns an empty set until then.',
+      },
+    },
+  },
+  getUsage: {
+    responses: {
+      200: {
+        key_id: '4da00ca1-8dce-430c-abe3-8bebf5638086',
+        window: '1h',
+        from: '2026-11-26T04:51:00.000Z',
+        to: '2026-11-26T05:50:36.520Z',
+        bucket: 'minute',
+        totals: {
+          requests: 11,
+          errors: 0,
+        },
+        buckets: [
+          {
+            start: '2026-11-26T05:49:00.000Z',
+            requests: 0,
+            errors: 0,
+          },
+          {
+            start: '2026-11-26T05:50:00.000Z',
+            requests: 11,
+            errors: 0,
+          },
+        ],
+      },
+    },
+  },
+  postAdminUsers: {
+    request: { email: USER.email, plan: 'developer' },
+    responses: { 201: { user: USER } },
+  },
+  patchAdminUsersId: {
+    request: { plan: 'institutional' },
+    responses: { 200: { user: { ...USER, plan: 'institutional' } } },
+  },
+  postAdminUsersIdKeys: {
+    request: { name: KEY.name, scopes: KEY.scopes, mode: KEY.mode },
+    responses: { 201: { key: KEY, secret: 'iv_live_HxOtg2lyMC3lFPw287MYKE7793SqKW2J2FxnJCwYapK' } },
+  },
+  deleteAdminKeysId: {
+    responses: {
+      200: {
+        key: {
+          id: 'f5b0780f-6f04-4e86-9962-33210a975cdd',
+          user_id: 'd742f09a-c5fa-4756-95cc-dc6b35a92e8d',
+          name: 'research notebook',
+          mode: 'live',
+          scopes: ['read'],
+          display_prefix: 'iv_live_HxOt',
+          created_at: '2026-11-26T05:50:36.543Z',
+          last_used_at: null,
+          revoked_at: '2026-11-26T05:50:36.562Z',
+        },
+      },
+    },
+  },
+  postAdminIngest: {
+    request: {
+      awards: [
+        {
+          contract_award_unique_key: 'CONT_AWD_FA868224CB001_9700_-NONE-_-NONE-',
+          award_id_piid: 'FA868224CB001',
+          recipient_name: 'LOCKHEED MARTIN CORPORATION',
+          recipient_parent_name: 'LOCKHEED MARTIN CORPORATION',
+          awarding_agency_name: 'Department of Defense',
+          awarding_sub_agency_name: 'Department of the Air Force',
+          current_total_value_of_award: 2423365242,
+          award_base_action_date: '2024-09-27',
+          prime_award_base_transaction_description:
+            'LONG RANGE ANTI-SHIP MISSILE/JOINT AIR-TO-SURFACE STANDOFF MISSILE LARGE LOT PROCUREMENT',
+        },
+      ],
+    },
+    responses: {
+      200: {
+        received: 1,
+        inserted: 0,
+        updated: 0,
+        matched: 1,
+        unmatched: 0,
+        rejected: [],
+        signals_created: 0,
+      },
+    },
+  },
+  getAdminUnmatchedRecipients: {
+    responses: {
+      200: {
+        data: [
+          {
+            name_norm: 'MASSACHUSETTS INSTITUTE OF TECHNOLOGY',
+            sample_name: 'MASSACHUSETTS INSTITUTE OF TECHNOLOGY',
+            award_count: 16,
+            total_value: 19254847435,
+          },
+          {
+            name_norm: 'CALIFORNIA INSTITUTE OF TECHNOLOGY',
+            sample_name: 'CALIFORNIA INSTITUTE OF TECHNOLOGY',
+            award_count: 14,
+            total_value: 17257351395,
+          },
+        ],
+        pagination: {
+          limit: 2,
+          offset: 0,
+          count: 2,
+        },
+      },
+    },
+  },
+  getWebhooks: { responses: { 200: WEBHOOKS } },
+  postWebhooks: { request: WEBHOOK_BODY, responses: { 201: NEW_WEBHOOK } },
+  deleteWebhooksId: { responses: { 200: DELETED } },
+  postWebhooksIdEnable: { responses: { 200: ENABLED } },
+  getWebhooksIdDeliveries: { responses: { 200: DELIVERIES } },
+  getWebhooksDeliveriesIdAttempts: { responses: { 200: ATTEMPTS } },
+  postWebhooksDeliveriesIdResend: { responses: { 202: RESEND } },
+  postAdminUsersIdWebhooks: { request: WEBHOOK_BODY, responses: { 201: NEW_WEBHOOK } },
+  getAdminUsersIdWebhooks: { responses: { 200: WEBHOOKS } },
+  deleteAdminWebhooksId: { responses: { 200: DELETED } },
+  postAdminWebhooksIdEnable: { responses: { 200: ENABLED } },
+  getAdminWebhooksIdDeliveries: { responses: { 200: DELIVERIES } },
+  getAdminDeliveriesIdAttempts: { responses: { 200: ATTEMPTS } },
+  postAdminDeliveriesIdResend: { responses: { 202: RESEND } },
+};
+
+export const operationExamples = (operationId: string): OperationExamples | undefined =>
+  EXAMPLES[operationId];
+
+const REQUEST_ID = '5f0c8a1e-3b7d-4c2a-9e61-0d4b2f8a7c35';
+
+/** A service's broken rule as the error handler answers it (its kinds used here are error codes too). */
+const answered = (error: ServiceError) =>
+  new ApiError(error.kind === 'conflict' ? 'conflict' : 'not_found', error.message);
+
+/** The 404 of a path, worded as the API words it for the resource the path names last. */
+function notFound(path: string): ApiError {
+  if (path.includes('/deliveries/')) return answered(webhookErrors.deliveryNotFound(DELIVERY.id));
+  if (path.includes('/webhooks/')) return answered(webhookErrors.webhookNotFound(WEBHOOK.id));
+  if (path.includes('/keys/')) return errors.keyNotFound(KEY.id);
+  if (path.includes('/users/')) return errors.userNotFound(USER.id);
+  if (path.includes('{ticker}')) return errors.unknownTicker('ZZZZ');
+  return errors.contractNotFound('CONT_AWD_UNKNOWN');
+}
+
+const ERRORS: Record<number, (path: string) => ApiError> = {
+  400: () => errors.invalidParameter('limit', 'must be <= 200'),
+  401: () => errors.missingKey(),
+  403: () => errors.insufficientScope('write', ['read']),
+  404: notFound,
+  409: () => answered(webhookErrors.deliveryUnfinished(DELIVERY.id, 'pending')),
+  413: () => errors.payloadTooLarge(),
+  415: () => errors.unsupportedMediaType('text/plain'),
+  429: () => errors.rateLimited(12),
+};
+
+/** The error envelope a status of `path` answers with; undefined for a status without one here. */
+export function errorExample(status: number, path: string) {
+  return ERRORS[status]?.(path).toEnvelope(REQUEST_ID);
+}
+
+const { rationale: _rescoredRationale, ...RESCORED_WITHOUT_RATIONALE } = RESCORED;
+
+/** A `signal.created` delivery: its id, a signature header and the payload the outbox wrote. */
+export function webhookExample() {
+  const payload = {
+    event: 'signal.created',
+    data: { signal: RESCORED_WITHOUT_RATIONALE, contract: CONTRACT },
+    ts: 1795672236629,
+  };
+  return {
+    delivery: DELIVERY.id,
+    // Verifiable: the example webhook's secret over the bytes the worker sends for this payload.
+    signature: signatureHeader(NEW_WEBHOOK.secret, deliveryBody(payload), 1795672237),
+    payload,
+  };
+}

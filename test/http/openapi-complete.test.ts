@@ -1,0 +1,432 @@
+/**
+ * What a client generator needs from openapi.json beyond paths: named component schemas referenced by
+ * the operations, enums equal to the code's constants, examples on every operation that validate,
+ * rate-limit headers declared required where real responses always carry them, and the
+ * `signal.created` webhook whose payload schema holds what the outbox really writes.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { LightMyRequestResponse } from 'fastify';
+import { buildApp } from '../../src/app.ts';
+import { engineNames } from '../../src/domain/engines/index.ts';
+import { PLANS, SCOPES } from '../../src/domain/plans.ts';
+import { MATCH_METHODS } from '../../src/domain/resolver.ts';
+import { verifyWebhook } from '../../src/domain/signature.ts';
+import { CLASSIFICATION_LABELS, REGIME_NAMES, TIERS } from '../../src/domain/types.ts';
+import { ERROR_STATUS } from '../../src/http/errors.ts';
+import { BENCHMARKS } from '../../src/http/routes/benchmarks.ts';
+import type { App } from '../../src/http/types.ts';
+import type { LimitDecision } from '../../src/infra/limiter.ts';
+import { MemoryLimiter } from '../../src/infra/memory-limiter.ts';
+import type { Db } from '../../src/store/db.ts';
+import { DELIVERY_STATUSES } from '../../src/store/webhooks.ts';
+import { deliveryBody, enqueueSignalCreated, SIGNAL_CREATED } from '../../src/webhooks/outbox.ts';
+import { makeKey, testConfig } from '../support/app.ts';
+import { seededDb } from '../support/db.ts';
+import {
+  DocValidator,
+  type Json,
+  type OpenApiDoc,
+  operations,
+  type Response,
+  type Target,
+} from './openapi-support.ts';
+
+const EXAMPLES_FILE = 'src/http/schemas/examples.ts';
+const RATE_LIMIT = ['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset'];
+
+/** Refuses every request: a key's request gets 429, a keyless one 401. */
+class RefuseAll extends MemoryLimiter {
+  override hitSync(_bucket: string, limit: number, windowMs: number, now = Date.now()): LimitDecision {
+    return { allowed: false, limit, remaining: 0, resetAt: now + windowMs };
+  }
+}
+
+const resolve = async () => [{ address: '93.184.216.34', family: 4 as const }];
+
+let db: Db;
+let app: App;
+let refusing: App;
+let doc: OpenApiDoc;
+let validator: DocValidator;
+const keys: Record<'admin' | 'reader', string> = { admin: '', reader: '' };
+const samples: Record<string, string> = {};
+let payload: { body: string; json: unknown } = { body: '', json: null };
+
+before(async () => {
+  db = await seededDb();
+  app = await buildApp({ config: testConfig(), db, logger: false, webhooks: { resolve } });
+  await app.ready();
+  refusing = await buildApp({ config: testConfig(), db, logger: false, limiter: new RefuseAll() });
+  await refusing.ready();
+  doc = app.swagger() as unknown as OpenApiDoc;
+  validator = new DocValidator(doc);
+  const admin = await makeKey(db, { scopes: ['read', 'write', 'admin'], admin: true });
+  keys.admin = admin.raw;
+  keys.reader = (await makeKey(db, { plan: 'developer', scopes: ['read'] })).raw;
+  const bystander = await makeKey(db, { plan: 'developer' });
+  const [contract] = await db.query<{ id: string; signal_id: string; signal_score: number }>(
+    `SELECT c.id, s.id AS signal_id, s.signal_score FROM contracts c JOIN signals s ON s.contract_id = c.id
+      WHERE c.ticker = 'LMT' AND s.engine_name = 'materiality' ORDER BY s.signal_score DESC LIMIT 1`,
+  );
+  assert.ok(contract);
+  const hook = await app.inject({
+    method: 'POST',
+    url: '/api/v1/webhooks',
+    headers: { 'x-api-key': admin.raw },
+    payload: { url: 'https://hooks.example.com/market-intel' },
+  });
+  const webhookId = hook.json<{ webhook: { id: string } }>().webhook.id;
+  await enqueueSignalCreated(
+    db,
+    [
+      {
+        id: contract.signal_id,
+        contract_id: contract.id,
+        signal_score: contract.signal_score,
+        inserted: true,
+      },
+    ],
+    0,
+  );
+  const [delivery] = await db.query<{ id: string; payload: unknown }>(
+    'SELECT id, payload FROM webhook_deliveries WHERE webhook_id = $1',
+    [webhookId],
+  );
+  assert.ok(delivery);
+  payload = { body: deliveryBody(delivery.payload), json: delivery.payload };
+  Object.assign(samples, {
+    contracts: contract.id,
+    users: bystander.userId,
+    keys: bystander.keyId,
+    webhooks: webhookId,
+    deliveries: delivery.id,
+  });
+});
+after(async () => {
+  await refusing.close();
+  await app.close();
+  await db.close();
+});
+
+const where = (t: Target) => `${t.method} ${t.path} (${t.op.operationId})`;
+const jsonMedia = (response: Response) => response.content?.['application/json'];
+const componentRef = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** The value at a path of nested objects, or undefined. */
+const at = (value: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((inner, key) => (inner as Json | undefined)?.[key], value);
+
+describe('component schemas', () => {
+  test('every resource and envelope is a named component', () => {
+    for (const name of [
+      'Contract',
+      'Signal',
+      'RationaleItem',
+      'Regime',
+      'Decay',
+      'Company',
+      'Candle',
+      'CandleList',
+      'WeeklyPrice',
+      'EventItem',
+      'EventList',
+      'SignalItem',
+      'SignalList',
+      'ContractBundle',
+      'Pagination',
+      'Error',
+      'Webhook',
+      'Delivery',
+      'Attempt',
+      'ApiKey',
+      'User',
+      'Usage',
+      'Health',
+      'SignalCreatedEvent',
+    ]) {
+      assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
+    }
+  });
+
+  test('responses refer to components instead of repeating them', () => {
+    for (const target of operations(doc)) {
+      for (const [status, response] of Object.entries(target.op.responses)) {
+        const schema = jsonMedia(response)?.schema;
+        if (!schema) continue;
+        const inline = schema.properties !== undefined || schema.items !== undefined;
+        assert.ok(!inline, `${where(target)} ${status}: an inline record; export its schema by name`);
+        if (status.startsWith('4'))
+          assert.deepEqual(schema, componentRef('Error'), `${where(target)} ${status}`);
+      }
+    }
+    const bundle = doc.paths['/api/v1/contracts/{id}']?.get?.responses['200'];
+    assert.deepEqual(bundle && jsonMedia(bundle)?.schema, componentRef('ContractBundle'));
+    const properties = doc.components.schemas.ContractBundle?.properties as Record<string, Json>;
+    assert.deepEqual(properties.contract, componentRef('Contract'));
+    assert.deepEqual(properties.signal, { anyOf: [componentRef('Signal'), { type: 'null' }] });
+    const signal = doc.components.schemas.Signal?.properties as Record<string, Json>;
+    assert.deepEqual((signal.rationale as Json).items, componentRef('RationaleItem'));
+  });
+});
+
+describe('enums', () => {
+  const enumOf = (name: string) => doc.components.schemas[name]?.enum;
+
+  test('named enums are the constants the code decides with', () => {
+    assert.deepEqual(enumOf('EngineName'), engineNames());
+    assert.deepEqual(enumOf('Tier'), [...TIERS]);
+    assert.deepEqual(enumOf('MatchMethod'), [...MATCH_METHODS]);
+    assert.deepEqual(enumOf('Classification'), [...CLASSIFICATION_LABELS]);
+    assert.deepEqual(enumOf('RegimeName'), [...REGIME_NAMES]);
+    assert.deepEqual(enumOf('Plan'), [...PLANS]);
+    assert.deepEqual(enumOf('Scope'), [...SCOPES]);
+    assert.deepEqual(enumOf('DeliveryStatus'), [...DELIVERY_STATUSES]);
+    assert.deepEqual(enumOf('WebhookEvent'), [SIGNAL_CREATED]);
+    assert.deepEqual(at(doc.components.schemas.Error, 'properties', 'error', 'properties', 'code', 'enum'), [
+      ...Object.keys(ERROR_STATUS),
+    ]);
+  });
+
+  test('records use them', () => {
+    const contract = doc.components.schemas.Contract?.properties as Record<string, Json>;
+    assert.equal(contract.match_method?.$ref, componentRef('MatchMethod').$ref);
+    assert.deepEqual(contract.nlp_classification, componentRef('Classification'));
+    const signal = doc.components.schemas.Signal?.properties as Record<string, Json>;
+    assert.deepEqual(signal.engine_name, componentRef('EngineName'));
+    assert.equal(signal.engine_tier?.$ref, componentRef('Tier').$ref);
+  });
+
+  test('engine and benchmark parameters list their values', async () => {
+    let engines = 0;
+    for (const target of operations(doc)) {
+      for (const param of target.op.parameters ?? []) {
+        if (param.name !== 'engine') continue;
+        engines += 1;
+        assert.deepEqual(param.schema.enum, engineNames(), where(target));
+      }
+    }
+    assert.ok(engines >= 5, `${engines} engine parameters`);
+    const ticker = doc.paths['/api/v1/benchmarks']?.get?.parameters?.find((p) => p.name === 'ticker');
+    assert.deepEqual(ticker?.schema.enum, [...BENCHMARKS]);
+    // Lower case stays accepted: it is upper-cased before validation.
+    const lower = await app.inject({
+      url: '/api/v1/benchmarks?ticker=spy&limit=1',
+      headers: { 'x-api-key': keys.admin },
+    });
+    assert.equal(lower.statusCode, 200, lower.body);
+    const other = await app.inject({
+      url: '/api/v1/benchmarks?ticker=LMT',
+      headers: { 'x-api-key': keys.admin },
+    });
+    assert.equal(other.statusCode, 400);
+    assert.match(
+      other.json<{ error: { message: string } }>().error.message,
+      /"ticker": must be one of SPY, XLI, ITA/,
+    );
+  });
+});
+
+describe('examples', () => {
+  test('every operation has an example for its body and each response with content, valid against its schema', () => {
+    const problems: string[] = [];
+    for (const target of operations(doc)) {
+      const body = target.op.requestBody?.content['application/json'];
+      if (body && body.example === undefined)
+        problems.push(
+          `${where(target)}: add a request example for ${target.op.operationId} to ${EXAMPLES_FILE}`,
+        );
+      else if (body?.schema) {
+        const wrong = validator.check(body.schema, body.example);
+        if (wrong) problems.push(`${where(target)} request example: ${wrong}`);
+      }
+      for (const [status, response] of Object.entries(target.op.responses)) {
+        for (const [type, media] of Object.entries(response.content ?? {})) {
+          if (media.example === undefined) {
+            problems.push(
+              `${where(target)} ${status}: add an example for ${target.op.operationId} to ${EXAMPLES_FILE}`,
+            );
+          } else if (type === 'application/json' && media.schema) {
+            const wrong = validator.check(media.schema, media.example);
+            if (wrong) problems.push(`${where(target)} ${status} example: ${wrong}`);
+          } else assert.equal(typeof media.example, 'string', `${where(target)} ${status} ${type}`);
+        }
+      }
+      for (const param of target.op.parameters ?? []) {
+        if (param.example === undefined) continue;
+        const wrong = validator.check(param.schema, param.example);
+        if (wrong) problems.push(`${where(target)} parameter ${param.name} example: ${wrong}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+  });
+
+  test('the examples are the API’s own data: the LMT contract of the demo data', async () => {
+    const bundle = doc.paths['/api/v1/contracts/{id}']?.get?.responses['200'];
+    const example = (bundle && jsonMedia(bundle)?.example) as { contract: { id: string; ticker: string } };
+    assert.equal(example.contract.ticker, 'LMT');
+    const res = await app.inject({
+      url: `/api/v1/contracts/${encodeURIComponent(example.contract.id)}`,
+      headers: { 'x-api-key': keys.admin },
+    });
+    assert.equal(res.statusCode, 200);
+    const served = res.json<{ contract: Record<string, unknown> }>().contract;
+    const { first_seen_at: _a, available_at: _b, ...stable } = served;
+    for (const [field, value] of Object.entries(stable)) {
+      assert.deepEqual((example.contract as Record<string, unknown>)[field], value, field);
+    }
+  });
+});
+
+describe('response headers', () => {
+  const header = (ref: Json | undefined) =>
+    typeof ref?.$ref === 'string' ? doc.components.headers[ref.$ref.split('/').pop() ?? ''] : ref;
+
+  test('components.headers are Header Objects', () => {
+    for (const [name, value] of Object.entries(doc.components.headers)) {
+      assert.equal(value.required, true, name);
+      assert.equal(typeof value.description, 'string', name);
+      assert.ok(value.schema, name);
+    }
+  });
+
+  test('keyed and open operations declare the rate-limit headers required; 429 Retry-After; 401 WWW-Authenticate', () => {
+    let keyed = 0;
+    for (const target of operations(doc)) {
+      if (target.op['x-tier'] === undefined) {
+        for (const response of Object.values(target.op.responses)) assert.equal(response.headers, undefined);
+        continue;
+      }
+      keyed += 1;
+      for (const [status, response] of Object.entries(target.op.responses)) {
+        if (status.startsWith('5')) continue;
+        for (const name of RATE_LIMIT) {
+          assert.equal(
+            header(response.headers?.[name])?.required,
+            true,
+            `${where(target)} ${status} ${name}`,
+          );
+        }
+      }
+      const refused = target.op.responses['429'];
+      if (target.op.security?.some((s) => Object.keys(s).length === 0) !== true) {
+        assert.equal(header(refused?.headers?.['Retry-After'])?.required, true, `${where(target)} 429`);
+      }
+      assert.equal(header(target.op.responses['401']?.headers?.['WWW-Authenticate'])?.required, true);
+    }
+    assert.ok(keyed > 30);
+  });
+
+  /** A valid request: path values from the samples, the documented body example. */
+  async function call(target: Target, server: App, key: string | null, query = '') {
+    let url = target.path;
+    for (const param of target.op.parameters ?? []) {
+      if (param.in !== 'path') continue;
+      const resource = /\/([a-z-]+)\/\{[^}]+\}(?:\/[^{]*)?$/.exec(target.path)?.[1] ?? '';
+      const value = param.name === 'ticker' ? 'LMT' : (samples[resource] ?? '');
+      url = url.replace(`{${param.name}}`, encodeURIComponent(value));
+    }
+    const required = (target.op.parameters ?? []).filter((p) => p.in === 'query' && p.required);
+    const parts = [
+      ...required.map(
+        (p) => `${p.name}=${String((p.schema.enum as unknown[] | undefined)?.[0] ?? p.example)}`,
+      ),
+      query,
+    ];
+    const body = target.op.requestBody?.content['application/json']?.example;
+    return server.inject({
+      method: target.method as 'GET',
+      url: `${url}?${parts.filter(Boolean).join('&')}`,
+      headers: key ? { 'x-api-key': key } : {},
+      ...(body === undefined ? {} : { payload: body as Json }),
+    });
+  }
+
+  function missing(target: Target, res: LightMyRequestResponse): string[] {
+    const response = target.op.responses[String(res.statusCode)];
+    if (!response)
+      return [`${where(target)}: ${res.statusCode} is not documented (${res.body.slice(0, 120)})`];
+    return Object.entries(response.headers ?? {})
+      .filter(
+        ([name, ref]) => header(ref)?.required === true && res.headers[name.toLowerCase()] === undefined,
+      )
+      .map(([name]) => `${where(target)} ${res.statusCode}: no ${name}`);
+  }
+
+  test('real responses of every operation carry every header documented as required', async () => {
+    const problems: string[] = [];
+    const succeeded = new Set<string>();
+    // Deletions last, so the other operations still find what they act on.
+    const ordered = operations(doc).sort(
+      (a, b) => Number(a.method === 'DELETE') - Number(b.method === 'DELETE'),
+    );
+    for (const target of ordered) {
+      const answers = [
+        await call(target, app, keys.admin, 'no_such_parameter=1'),
+        await call(target, app, null),
+        await call(target, app, keys.reader),
+        await call(target, refusing, keys.admin),
+      ];
+      if (target.path.includes('/resend')) {
+        await db.query("UPDATE webhook_deliveries SET status = 'failed' WHERE id = $1", [samples.deliveries]);
+      }
+      answers.push(await call(target, app, keys.admin));
+      for (const res of answers) {
+        problems.push(...missing(target, res));
+        if (res.statusCode < 300) succeeded.add(where(target));
+      }
+      if (target.op['x-tier'] !== undefined) {
+        // Each kind of refusal was met: a bad parameter, no key or no allowance left, and for keyed
+        // operations the key's own limit.
+        const statuses = answers.map((res) => res.statusCode);
+        const open = target.op.security?.some((s) => Object.keys(s).length === 0) === true;
+        for (const status of open ? [400, 401] : [400, 401, 429])
+          assert.ok(statuses.includes(status), `${where(target)}: ${statuses}`);
+      }
+    }
+    assert.deepEqual(problems, []);
+    assert.deepEqual(
+      ordered.map(where).filter((w) => !succeeded.has(w)),
+      [],
+      'operations never answered 2xx',
+    );
+  });
+});
+
+describe('the signal.created webhook', () => {
+  const webhook = () => doc.webhooks?.[SIGNAL_CREATED]?.post;
+
+  test('is described with its headers, its payload component and the answers a receiver gives', () => {
+    const op = webhook();
+    assert.ok(op, 'webhooks["signal.created"].post');
+    const headers = (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
+    assert.deepEqual(headers, ['User-Agent', 'X-Service-Event', 'X-Service-Delivery', 'X-Service-Signature']);
+    assert.deepEqual(op.requestBody?.content['application/json']?.schema, componentRef('SignalCreatedEvent'));
+    assert.deepEqual(Object.keys(op.responses), ['2XX', '4XX', 'default']);
+    assert.match(op.responses.default?.description ?? '', /retried/);
+  });
+
+  test('the payload the outbox wrote validates against the payload schema, as does the example', () => {
+    assert.equal(validator.check(componentRef('SignalCreatedEvent'), JSON.parse(payload.body)), '');
+    assert.equal(validator.check(componentRef('SignalCreatedEvent'), payload.json), '');
+    const strict = { ...componentRef('SignalCreatedEvent') };
+    // A payload missing its contract is refused: the schema is not vacuous.
+    const { data } = payload.json as { data: Json };
+    assert.notEqual(
+      validator.check(strict, { ...(payload.json as Json), data: { signal: data.signal } }),
+      '',
+    );
+    const media = webhook()?.requestBody?.content['application/json'];
+    assert.equal(validator.check(componentRef('SignalCreatedEvent'), media?.example), '');
+  });
+
+  test('the example signature verifies over the example body with the example secret', () => {
+    const op = webhook();
+    const signature = op?.parameters?.find((p) => p.name === 'X-Service-Signature')?.example;
+    const example = op?.requestBody?.content['application/json']?.example;
+    const created = doc.paths['/api/v1/webhooks']?.post?.responses['201'];
+    const secret = (created && (jsonMedia(created)?.example as { secret: string }))?.secret ?? '';
+    const t = Number(/^t=(\d+)/.exec(String(signature))?.[1]);
+    const verified = verifyWebhook(deliveryBody(example), String(signature), secret, { now: t * 1000 });
+    assert.equal(verified.ok, true, JSON.stringify(verified));
+  });
+});
