@@ -1,11 +1,184 @@
 // Generated from openapi.json by scripts/generate-sdk-types.ts (`npm run sdk:generate`). Do not edit.
 // Document: market-intel API 1.0.0
 
-/** GET /metrics: Prometheus metrics for operators (admin key: `x-api-key` or `Authorization: Bearer`) */
-export type GetMetricsResponse = string;
+export interface ApiKey {
+  /** @format uuid */
+  id: string;
+  /** @format uuid */
+  user_id: string;
+  name: string;
+  mode: KeyMode;
+  scopes: Scope[];
+  /** First 12 characters of the key, for recognising it. */
+  display_prefix: string;
+  /** @format date-time */
+  created_at: string;
+  last_used_at: string | null;
+  revoked_at: string | null;
+}
 
-/** GET /api/v1/health: Service health (readiness) */
-export interface GetHealthResponse {
+export interface Attempt {
+  /** @format uuid */
+  id: string;
+  /** @format uuid */
+  delivery_id: string;
+  series: number;
+  attempt_no: number;
+  /** @format date-time */
+  started_at: string;
+  duration_ms: number | null;
+  status_code: number | null;
+  error: string | null;
+}
+
+export interface AttemptList {
+  data: Attempt[];
+}
+
+export interface Candle {
+  /** @format date */
+  date: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  adj_close: number;
+  volume: number;
+}
+
+export type CandleList = Candle[];
+
+export type Classification = "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+
+export interface Company {
+  ticker: string;
+  name: string;
+  cik: string | null;
+  exchange: string | null;
+  sector: string | null;
+  industry: string | null;
+  aliases: string[];
+  contract_count: number;
+  total_contract_value: number;
+}
+
+export interface CompanyResponse {
+  company: Company;
+  recent_contracts: Contract[];
+}
+
+export interface Contract {
+  /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
+  id: string;
+  /** Ticker the recipient resolves to. */
+  ticker: string;
+  recipient_name: string;
+  /** @format date */
+  award_date: string;
+  /** Current total value of the award in whole US dollars. */
+  contract_value: number;
+  awarding_agency: string;
+  awarding_sub_agency: string | null;
+  description: string | null;
+  naics: string | null;
+  psc: string | null;
+  nlp_classification: Classification;
+  match_confidence: number;
+  /** exact_alias: the recipient name is a known alias of the company; parent_alias: its parent company name is; fuzzy: the closest company name above the similarity threshold. */
+  match_method: MatchMethod;
+  /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
+  source: ContractSource;
+  announced_at: string | null;
+  /**
+   * When the event reached this service.
+   * @format date-time
+   */
+  first_seen_at: string;
+  /**
+   * When the public could first know it: announced_at when announced, else first_seen_at.
+   * @format date-time
+   */
+  available_at: string;
+  linked_id: string | null;
+  link_method: LinkMethod | null;
+}
+
+export interface ContractBundle {
+  contract: Contract;
+  signal: Signal | null;
+  weekly_prices: WeeklyPrice[];
+  regime: Regime | null;
+  decay: Decay | null;
+}
+
+export type ContractSource = "usaspending" | "announcement";
+
+export interface Decay {
+  model: "exponential";
+  half_life_days: number;
+  age_days: number;
+  strength: number;
+  effective_score: number;
+}
+
+export interface Delivery {
+  /**
+   * Sent as X-Service-Delivery, the same on every attempt.
+   * @format uuid
+   */
+  id: string;
+  /** @format uuid */
+  webhook_id: string;
+  event: WebhookEvent;
+  status: DeliveryStatus;
+  /** Attempts made in the current series (at most 6). */
+  attempts: number;
+  /** Attempt series: 1, plus one per resend. */
+  series: number;
+  next_attempt_at: string | null;
+  last_status: number | null;
+  last_error: string | null;
+  /** @format date-time */
+  created_at: string;
+  /** @format date-time */
+  updated_at: string;
+}
+
+export interface DeliveryList {
+  data: Delivery[];
+  pagination: Pagination;
+}
+
+export interface DeliveryResponse {
+  delivery: Delivery;
+}
+
+export type DeliveryStatus = "pending" | "delivering" | "succeeded" | "failed";
+
+export type EngineName = "materiality" | "regime-aware";
+
+/** Error envelope */
+export interface Error {
+  error: {
+    status: number;
+    message: string;
+    /** Stable snake_case error code; `status` is always the one this code maps to. */
+    code: "invalid_parameter" | "invalid_body" | "unauthorized" | "insufficient_scope" | "tier_required" | "forbidden" | "bad_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "unavailable";
+    request_id?: string;
+  };
+}
+
+export interface EventItem {
+  contract: Contract;
+  signal: Signal | null;
+}
+
+export interface EventList {
+  data: EventItem[];
+  pagination: Pagination;
+}
+
+export interface Health {
   ok: boolean;
   /** The components that are not ok; empty when ok. */
   failing: Array<"db" | "limiter" | "webhooks" | "ingest">;
@@ -36,18 +209,250 @@ export interface GetHealthResponse {
     detail?: string;
   };
   engines: Array<{
-    name: string;
+    name: EngineName;
     version: string;
-    tier: string;
+    tier: Tier;
   }>;
   /** @format date-time */
   now: string;
 }
 
-/** GET /api/v1/health/live: Liveness */
-export interface GetHealthLiveResponse {
+export interface IngestCounts {
+  /** Records in the request. */
+  received: number;
+  /** New contracts stored. */
+  inserted: number;
+  /** Stored contracts whose source data changed. */
+  updated: number;
+  /** Accepted records resolved to a ticker. */
+  matched: number;
+  /** Accepted records without a ticker (tallied for curation). */
+  unmatched: number;
+  rejected: Array<{
+    index: number;
+    message: string;
+  }>;
+  /** Signal rows created (recomputes update rows in place). */
+  signals_created: number;
+}
+
+export type KeyMode = "live" | "test";
+
+export interface KeyResponse {
+  key: ApiKey;
+}
+
+export type LinkMethod = "contract_number_and_ticker" | "contract_number";
+
+export interface Liveness {
   ok: true;
 }
+
+export type MatchMethod = "exact_alias" | "parent_alias" | "fuzzy";
+
+export interface NewKeyResponse {
+  key: ApiKey;
+  /** The raw key. Shown once: only its sha256 hash is stored. */
+  secret: string;
+}
+
+export interface NewWebhookResponse {
+  webhook: Webhook;
+  /** The signing secret. Shown once: rotate by deleting and creating again. */
+  secret: string;
+}
+
+export interface Pagination {
+  limit: number;
+  offset: number;
+  /** Number of items in this page. */
+  count: number;
+}
+
+export type Plan = "free" | "pulse" | "intelligence" | "developer" | "institutional";
+
+export interface Predictions {
+  data: unknown[];
+  note: string;
+}
+
+export interface RationaleItem {
+  rule: string;
+  weight: number;
+  value: number;
+  contribution: number;
+  detail: string;
+}
+
+export interface Regime {
+  contract_id: string;
+  ticker: string;
+  /**
+   * Last candle date used; never after the award date.
+   * @format date
+   */
+  as_of: string;
+  benchmark: string;
+  dominant: RegimeName;
+  scores: {
+    risk_on: number;
+    risk_off: number;
+    high_volatility: number;
+    range_bound: number;
+  };
+  features: Record<string, number>;
+  engine_version: string;
+}
+
+export interface RegimeList {
+  data: Regime[];
+  pagination: Pagination;
+}
+
+export type RegimeName = "risk_on" | "risk_off" | "high_volatility" | "range_bound";
+
+export type Scope = "read" | "write" | "admin";
+
+export interface ScoreResponse {
+  signal: Signal;
+}
+
+export interface Signal {
+  /** @format uuid */
+  id: string;
+  contract_id: string;
+  engine_name: EngineName;
+  engine_version: string;
+  /** The lowest plan tier that sees this engine. */
+  engine_tier: Tier;
+  signal_score: number;
+  importance_score: number;
+  confidence_score: number;
+  risk_score: number;
+  /** @format date-time */
+  computed_at: string;
+  /** Per-rule rationale; intelligence tier only. */
+  rationale?: RationaleItem[];
+}
+
+export interface SignalCreatedEvent {
+  event: WebhookEvent;
+  /** The new signal (never with `rationale`, whatever the tier) and its contract. */
+  data: SignalItem;
+  /** When the delivery was written, in milliseconds since the epoch. */
+  ts: number;
+}
+
+export interface SignalItem {
+  signal: Signal;
+  contract: Contract;
+}
+
+export interface SignalList {
+  data: SignalItem[];
+  pagination: Pagination;
+}
+
+export type Tier = "free" | "developer" | "intelligence";
+
+export interface UnmatchedList {
+  data: Array<{
+    /** Normalized recipient name, the tally key. */
+    name_norm: string;
+    sample_name: string;
+    award_count: number;
+    /** Whole US dollars. */
+    total_value: number;
+  }>;
+  pagination: Pagination;
+}
+
+export interface Usage {
+  /** @format uuid */
+  key_id: string;
+  window: UsageWindow;
+  /** @format date-time */
+  from: string;
+  /** @format date-time */
+  to: string;
+  bucket: "minute" | "hour" | "day";
+  totals: {
+    requests: number;
+    errors: number;
+  };
+  buckets: Array<{
+    /** @format date-time */
+    start: string;
+    requests: number;
+    errors: number;
+  }>;
+}
+
+/** 1h: minute buckets; 24h (default): hourly; 7d and 30d: daily. */
+export type UsageWindow = "1h" | "24h" | "7d" | "30d";
+
+export interface User {
+  /** @format uuid */
+  id: string;
+  email: string;
+  plan: Plan;
+  is_admin: boolean;
+  /** @format date-time */
+  created_at: string;
+}
+
+export interface UserResponse {
+  user: User;
+}
+
+export interface Webhook {
+  /** @format uuid */
+  id: string;
+  /** @format uuid */
+  user_id: string;
+  /** HTTPS target receiving `signal.created` POSTs. */
+  url: string;
+  /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
+  status: "active" | "failing" | "suspended" | "deleted";
+  /** @format date-time */
+  created_at: string;
+  disabled_at: string | null;
+  /** Attempts that failed in a row, across deliveries; 0 after a success. */
+  failure_streak: number;
+  failing_since: string | null;
+  retry_at: string | null;
+  suspended_at: string | null;
+}
+
+export type WebhookEvent = "signal.created";
+
+export interface WebhookList {
+  data: Webhook[];
+  pagination: Pagination;
+}
+
+export interface WebhookResponse {
+  webhook: Webhook;
+}
+
+export interface WeeklyPrice {
+  /** @format date */
+  week_start: string;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+}
+
+/** GET /metrics: Prometheus metrics for operators (admin key: `x-api-key` or `Authorization: Bearer`) */
+export type GetMetricsResponse = string;
+
+/** GET /api/v1/health: Service health (readiness) */
+export type GetHealthResponse = Health;
+
+/** GET /api/v1/health/live: Liveness */
+export type GetHealthLiveResponse = Liveness;
 
 /** GET /api/v1/openapi.json: OpenAPI 3.1 description of this API */
 export type GetOpenapiJsonResponse = unknown;
@@ -55,7 +460,7 @@ export type GetOpenapiJsonResponse = unknown;
 /** Query of GET /api/v1/events: Contract events, newest award first, each with its latest signal */
 export interface GetEventsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: string;
+  engine?: "materiality" | "regime-aware";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -91,78 +496,12 @@ export interface GetEventsQuery {
 }
 
 /** GET /api/v1/events: Contract events, newest award first, each with its latest signal */
-export interface GetEventsResponse {
-  data: Array<{
-    contract: {
-      /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
-      id: string;
-      /** Ticker the recipient resolves to. */
-      ticker: string;
-      recipient_name: string;
-      /** @format date */
-      award_date: string;
-      /** Current total value of the award in whole US dollars. */
-      contract_value: number;
-      awarding_agency: string;
-      awarding_sub_agency: string | null;
-      description: string | null;
-      naics: string | null;
-      psc: string | null;
-      nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
-      match_confidence: number;
-      /** exact_alias, parent_alias or fuzzy. */
-      match_method: string;
-      /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
-      source: "usaspending" | "announcement";
-      announced_at: string | null;
-      /**
-       * When the event reached this service.
-       * @format date-time
-       */
-      first_seen_at: string;
-      /**
-       * When the public could first know it: announced_at when announced, else first_seen_at.
-       * @format date-time
-       */
-      available_at: string;
-      linked_id: string | null;
-      link_method: ("contract_number_and_ticker" | "contract_number") | null;
-    };
-    signal: {
-      /** @format uuid */
-      id: string;
-      contract_id: string;
-      engine_name: string;
-      engine_version: string;
-      engine_tier: string;
-      signal_score: number;
-      importance_score: number;
-      confidence_score: number;
-      risk_score: number;
-      /** @format date-time */
-      computed_at: string;
-      /** Per-rule rationale; intelligence tier only. */
-      rationale?: Array<{
-        rule: string;
-        weight: number;
-        value: number;
-        contribution: number;
-        detail: string;
-      }>;
-    } | null;
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetEventsResponse = EventList;
 
 /** Query of GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
 export interface GetContractsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: string;
+  engine?: "materiality" | "regime-aware";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -198,238 +537,33 @@ export interface GetContractsQuery {
 }
 
 /** GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
-export interface GetContractsResponse {
-  data: Array<{
-    contract: {
-      /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
-      id: string;
-      /** Ticker the recipient resolves to. */
-      ticker: string;
-      recipient_name: string;
-      /** @format date */
-      award_date: string;
-      /** Current total value of the award in whole US dollars. */
-      contract_value: number;
-      awarding_agency: string;
-      awarding_sub_agency: string | null;
-      description: string | null;
-      naics: string | null;
-      psc: string | null;
-      nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
-      match_confidence: number;
-      /** exact_alias, parent_alias or fuzzy. */
-      match_method: string;
-      /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
-      source: "usaspending" | "announcement";
-      announced_at: string | null;
-      /**
-       * When the event reached this service.
-       * @format date-time
-       */
-      first_seen_at: string;
-      /**
-       * When the public could first know it: announced_at when announced, else first_seen_at.
-       * @format date-time
-       */
-      available_at: string;
-      linked_id: string | null;
-      link_method: ("contract_number_and_ticker" | "contract_number") | null;
-    };
-    signal: {
-      /** @format uuid */
-      id: string;
-      contract_id: string;
-      engine_name: string;
-      engine_version: string;
-      engine_tier: string;
-      signal_score: number;
-      importance_score: number;
-      confidence_score: number;
-      risk_score: number;
-      /** @format date-time */
-      computed_at: string;
-      /** Per-rule rationale; intelligence tier only. */
-      rationale?: Array<{
-        rule: string;
-        weight: number;
-        value: number;
-        contribution: number;
-        detail: string;
-      }>;
-    } | null;
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetContractsResponse = EventList;
 
 /** GET /api/v1/contracts/{id}: One contract with its latest default-engine signal, weekly prices, regime and decay */
-export interface GetContractsIdResponse {
-  contract: {
-    /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
-    id: string;
-    /** Ticker the recipient resolves to. */
-    ticker: string;
-    recipient_name: string;
-    /** @format date */
-    award_date: string;
-    /** Current total value of the award in whole US dollars. */
-    contract_value: number;
-    awarding_agency: string;
-    awarding_sub_agency: string | null;
-    description: string | null;
-    naics: string | null;
-    psc: string | null;
-    nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
-    match_confidence: number;
-    /** exact_alias, parent_alias or fuzzy. */
-    match_method: string;
-    /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
-    source: "usaspending" | "announcement";
-    announced_at: string | null;
-    /**
-     * When the event reached this service.
-     * @format date-time
-     */
-    first_seen_at: string;
-    /**
-     * When the public could first know it: announced_at when announced, else first_seen_at.
-     * @format date-time
-     */
-    available_at: string;
-    linked_id: string | null;
-    link_method: ("contract_number_and_ticker" | "contract_number") | null;
-  };
-  signal: {
-    /** @format uuid */
-    id: string;
-    contract_id: string;
-    engine_name: string;
-    engine_version: string;
-    engine_tier: string;
-    signal_score: number;
-    importance_score: number;
-    confidence_score: number;
-    risk_score: number;
-    /** @format date-time */
-    computed_at: string;
-    /** Per-rule rationale; intelligence tier only. */
-    rationale?: Array<{
-      rule: string;
-      weight: number;
-      value: number;
-      contribution: number;
-      detail: string;
-    }>;
-  } | null;
-  weekly_prices: Array<{
-    /** @format date */
-    week_start: string;
-    open: number;
-    high: number;
-    low: number;
-    close: number;
-    volume: number;
-  }>;
-  regime: {
-    contract_id: string;
-    ticker: string;
-    /**
-     * Last candle date used; never after the award date.
-     * @format date
-     */
-    as_of: string;
-    benchmark: string;
-    dominant: "risk_on" | "risk_off" | "high_volatility" | "range_bound";
-    scores: {
-      risk_on: number;
-      risk_off: number;
-      high_volatility: number;
-      range_bound: number;
-    };
-    features: Record<string, number>;
-    engine_version: string;
-  } | null;
-  decay: {
-    model: "exponential";
-    half_life_days: number;
-    age_days: number;
-    strength: number;
-    effective_score: number;
-  } | null;
-}
+export type GetContractsIdResponse = ContractBundle;
 
 /** Query of GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
 export interface GetContractsIdScoreQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: string;
+  engine?: "materiality" | "regime-aware";
 }
 
 /** GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
-export interface GetContractsIdScoreResponse {
-  signal: {
-    /** @format uuid */
-    id: string;
-    contract_id: string;
-    engine_name: string;
-    engine_version: string;
-    engine_tier: string;
-    signal_score: number;
-    importance_score: number;
-    confidence_score: number;
-    risk_score: number;
-    /** @format date-time */
-    computed_at: string;
-    /** Per-rule rationale; intelligence tier only. */
-    rationale?: Array<{
-      rule: string;
-      weight: number;
-      value: number;
-      contribution: number;
-      detail: string;
-    }>;
-  };
-}
+export type GetContractsIdScoreResponse = ScoreResponse;
 
 /** Query of POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
 export interface PostContractsIdScoreQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: string;
+  engine?: "materiality" | "regime-aware";
 }
 
 /** POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
-export interface PostContractsIdScoreResponse {
-  signal: {
-    /** @format uuid */
-    id: string;
-    contract_id: string;
-    engine_name: string;
-    engine_version: string;
-    engine_tier: string;
-    signal_score: number;
-    importance_score: number;
-    confidence_score: number;
-    risk_score: number;
-    /** @format date-time */
-    computed_at: string;
-    /** Per-rule rationale; intelligence tier only. */
-    rationale?: Array<{
-      rule: string;
-      weight: number;
-      value: number;
-      contribution: number;
-      detail: string;
-    }>;
-  };
-}
+export type PostContractsIdScoreResponse = ScoreResponse;
 
 /** Query of GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
 export interface GetSignalsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: string;
+  engine?: "materiality" | "regime-aware";
   /** Minimum signal_score. */
   min_score?: number;
   /** Stock ticker (case-insensitive). */
@@ -456,123 +590,10 @@ export interface GetSignalsQuery {
 }
 
 /** GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
-export interface GetSignalsResponse {
-  data: Array<{
-    signal: {
-      /** @format uuid */
-      id: string;
-      contract_id: string;
-      engine_name: string;
-      engine_version: string;
-      engine_tier: string;
-      signal_score: number;
-      importance_score: number;
-      confidence_score: number;
-      risk_score: number;
-      /** @format date-time */
-      computed_at: string;
-      /** Per-rule rationale; intelligence tier only. */
-      rationale?: Array<{
-        rule: string;
-        weight: number;
-        value: number;
-        contribution: number;
-        detail: string;
-      }>;
-    };
-    contract: {
-      /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
-      id: string;
-      /** Ticker the recipient resolves to. */
-      ticker: string;
-      recipient_name: string;
-      /** @format date */
-      award_date: string;
-      /** Current total value of the award in whole US dollars. */
-      contract_value: number;
-      awarding_agency: string;
-      awarding_sub_agency: string | null;
-      description: string | null;
-      naics: string | null;
-      psc: string | null;
-      nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
-      match_confidence: number;
-      /** exact_alias, parent_alias or fuzzy. */
-      match_method: string;
-      /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
-      source: "usaspending" | "announcement";
-      announced_at: string | null;
-      /**
-       * When the event reached this service.
-       * @format date-time
-       */
-      first_seen_at: string;
-      /**
-       * When the public could first know it: announced_at when announced, else first_seen_at.
-       * @format date-time
-       */
-      available_at: string;
-      linked_id: string | null;
-      link_method: ("contract_number_and_ticker" | "contract_number") | null;
-    };
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetSignalsResponse = SignalList;
 
 /** GET /api/v1/companies/{ticker}: Company record with its 20 most recent contracts */
-export interface GetCompaniesTickerResponse {
-  company: {
-    ticker: string;
-    name: string;
-    cik: string | null;
-    exchange: string | null;
-    sector: string | null;
-    industry: string | null;
-    aliases: string[];
-    contract_count: number;
-    total_contract_value: number;
-  };
-  recent_contracts: Array<{
-    /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
-    id: string;
-    /** Ticker the recipient resolves to. */
-    ticker: string;
-    recipient_name: string;
-    /** @format date */
-    award_date: string;
-    /** Current total value of the award in whole US dollars. */
-    contract_value: number;
-    awarding_agency: string;
-    awarding_sub_agency: string | null;
-    description: string | null;
-    naics: string | null;
-    psc: string | null;
-    nlp_classification: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
-    match_confidence: number;
-    /** exact_alias, parent_alias or fuzzy. */
-    match_method: string;
-    /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
-    source: "usaspending" | "announcement";
-    announced_at: string | null;
-    /**
-     * When the event reached this service.
-     * @format date-time
-     */
-    first_seen_at: string;
-    /**
-     * When the public could first know it: announced_at when announced, else first_seen_at.
-     * @format date-time
-     */
-    available_at: string;
-    linked_id: string | null;
-    link_method: ("contract_number_and_ticker" | "contract_number") | null;
-  }>;
-}
+export type GetCompaniesTickerResponse = CompanyResponse;
 
 /** Query of GET /api/v1/market/candles/{ticker}: Daily OHLCV candles, ascending by date */
 export interface GetMarketCandlesTickerQuery {
@@ -591,21 +612,12 @@ export interface GetMarketCandlesTickerQuery {
 }
 
 /** GET /api/v1/market/candles/{ticker}: Daily OHLCV candles, ascending by date */
-export type GetMarketCandlesTickerResponse = Array<{
-  /** @format date */
-  date: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  adj_close: number;
-  volume: number;
-}>;
+export type GetMarketCandlesTickerResponse = CandleList;
 
 /** Query of GET /api/v1/benchmarks: Daily OHLCV of a benchmark (SPY, XLI or ITA) */
 export interface GetBenchmarksQuery {
-  /** SPY, XLI or ITA (case-insensitive). */
-  ticker: string;
+  /** The benchmark, case-insensitive: `spy` is read as `SPY`. */
+  ticker: "SPY" | "XLI" | "ITA";
   /**
    * First date (inclusive).
    * @format date
@@ -621,16 +633,7 @@ export interface GetBenchmarksQuery {
 }
 
 /** GET /api/v1/benchmarks: Daily OHLCV of a benchmark (SPY, XLI or ITA) */
-export type GetBenchmarksResponse = Array<{
-  /** @format date */
-  date: string;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  adj_close: number;
-  volume: number;
-}>;
+export type GetBenchmarksResponse = CandleList;
 
 /** Query of GET /api/v1/regimes: Market regime at each contract award date (no look-ahead), newest first */
 export interface GetRegimesQuery {
@@ -643,39 +646,10 @@ export interface GetRegimesQuery {
 }
 
 /** GET /api/v1/regimes: Market regime at each contract award date (no look-ahead), newest first */
-export interface GetRegimesResponse {
-  data: Array<{
-    contract_id: string;
-    ticker: string;
-    /**
-     * Last candle date used; never after the award date.
-     * @format date
-     */
-    as_of: string;
-    benchmark: string;
-    dominant: "risk_on" | "risk_off" | "high_volatility" | "range_bound";
-    scores: {
-      risk_on: number;
-      risk_off: number;
-      high_volatility: number;
-      range_bound: number;
-    };
-    features: Record<string, number>;
-    engine_version: string;
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetRegimesResponse = RegimeList;
 
 /** GET /api/v1/predictions: Forward predictions (empty until the prediction engine ships) */
-export interface GetPredictionsResponse {
-  data: unknown[];
-  note: string;
-}
+export type GetPredictionsResponse = Predictions;
 
 /** Query of GET /api/v1/usage: Requests and errors (status >= 400) of the calling key over a window */
 export interface GetUsageQuery {
@@ -684,26 +658,7 @@ export interface GetUsageQuery {
 }
 
 /** GET /api/v1/usage: Requests and errors (status >= 400) of the calling key over a window */
-export interface GetUsageResponse {
-  /** @format uuid */
-  key_id: string;
-  window: string;
-  /** @format date-time */
-  from: string;
-  /** @format date-time */
-  to: string;
-  bucket: "minute" | "hour" | "day";
-  totals: {
-    requests: number;
-    errors: number;
-  };
-  buckets: Array<{
-    /** @format date-time */
-    start: string;
-    requests: number;
-    errors: number;
-  }>;
-}
+export type GetUsageResponse = Usage;
 
 /** Body of POST /api/v1/admin/users: Create a user */
 export interface PostAdminUsersBody {
@@ -716,17 +671,7 @@ export interface PostAdminUsersBody {
 }
 
 /** POST /api/v1/admin/users: Create a user */
-export interface PostAdminUsersResponse {
-  user: {
-    /** @format uuid */
-    id: string;
-    email: string;
-    plan: "free" | "pulse" | "intelligence" | "developer" | "institutional";
-    is_admin: boolean;
-    /** @format date-time */
-    created_at: string;
-  };
-}
+export type PostAdminUsersResponse = UserResponse;
 
 /** Body of PATCH /api/v1/admin/users/{id}: Change a user's plan */
 export interface PatchAdminUsersIdBody {
@@ -734,17 +679,7 @@ export interface PatchAdminUsersIdBody {
 }
 
 /** PATCH /api/v1/admin/users/{id}: Change a user's plan */
-export interface PatchAdminUsersIdResponse {
-  user: {
-    /** @format uuid */
-    id: string;
-    email: string;
-    plan: "free" | "pulse" | "intelligence" | "developer" | "institutional";
-    is_admin: boolean;
-    /** @format date-time */
-    created_at: string;
-  };
-}
+export type PatchAdminUsersIdResponse = UserResponse;
 
 /** Body of POST /api/v1/admin/users/{id}/keys: Create an API key for a user; the raw key is in `secret`, once */
 export interface PostAdminUsersIdKeysBody {
@@ -754,44 +689,10 @@ export interface PostAdminUsersIdKeysBody {
 }
 
 /** POST /api/v1/admin/users/{id}/keys: Create an API key for a user; the raw key is in `secret`, once */
-export interface PostAdminUsersIdKeysResponse {
-  key: {
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    name: string;
-    mode: "live" | "test";
-    scopes: Array<"read" | "write" | "admin">;
-    /** First 12 characters of the key, for recognising it. */
-    display_prefix: string;
-    /** @format date-time */
-    created_at: string;
-    last_used_at: string | null;
-    revoked_at: string | null;
-  };
-  /** The raw key. Shown once: only its sha256 hash is stored. */
-  secret: string;
-}
+export type PostAdminUsersIdKeysResponse = NewKeyResponse;
 
 /** DELETE /api/v1/admin/keys/{id}: Revoke a key; requests with it get 401 at once */
-export interface DeleteAdminKeysIdResponse {
-  key: {
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    name: string;
-    mode: "live" | "test";
-    scopes: Array<"read" | "write" | "admin">;
-    /** First 12 characters of the key, for recognising it. */
-    display_prefix: string;
-    /** @format date-time */
-    created_at: string;
-    last_used_at: string | null;
-    revoked_at: string | null;
-  };
-}
+export type DeleteAdminKeysIdResponse = KeyResponse;
 
 /** Body of POST /api/v1/admin/ingest: Ingest up to 10000 award records through the pipeline */
 export interface PostAdminIngestBody {
@@ -799,24 +700,7 @@ export interface PostAdminIngestBody {
 }
 
 /** POST /api/v1/admin/ingest: Ingest up to 10000 award records through the pipeline */
-export interface PostAdminIngestResponse {
-  /** Records in the request. */
-  received: number;
-  /** New contracts stored. */
-  inserted: number;
-  /** Stored contracts whose source data changed. */
-  updated: number;
-  /** Accepted records resolved to a ticker. */
-  matched: number;
-  /** Accepted records without a ticker (tallied for curation). */
-  unmatched: number;
-  rejected: Array<{
-    index: number;
-    message: string;
-  }>;
-  /** Signal rows created (recomputes update rows in place). */
-  signals_created: number;
-}
+export type PostAdminIngestResponse = IngestCounts;
 
 /** Query of GET /api/v1/admin/unmatched-recipients: Recipients no ticker was found for, largest total value first (for alias curation) */
 export interface GetAdminUnmatchedRecipientsQuery {
@@ -827,22 +711,7 @@ export interface GetAdminUnmatchedRecipientsQuery {
 }
 
 /** GET /api/v1/admin/unmatched-recipients: Recipients no ticker was found for, largest total value first (for alias curation) */
-export interface GetAdminUnmatchedRecipientsResponse {
-  data: Array<{
-    /** Normalized recipient name, the tally key. */
-    name_norm: string;
-    sample_name: string;
-    award_count: number;
-    /** Whole US dollars. */
-    total_value: number;
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetAdminUnmatchedRecipientsResponse = UnmatchedList;
 
 /** Query of GET /api/v1/webhooks: List your webhooks */
 export interface GetWebhooksQuery {
@@ -853,32 +722,7 @@ export interface GetWebhooksQuery {
 }
 
 /** GET /api/v1/webhooks: List your webhooks */
-export interface GetWebhooksResponse {
-  data: Array<{
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    /** HTTPS target receiving `signal.created` POSTs. */
-    url: string;
-    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
-    status: "active" | "failing" | "suspended" | "deleted";
-    /** @format date-time */
-    created_at: string;
-    disabled_at: string | null;
-    /** Attempts that failed in a row, across deliveries; 0 after a success. */
-    failure_streak: number;
-    failing_since: string | null;
-    retry_at: string | null;
-    suspended_at: string | null;
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetWebhooksResponse = WebhookList;
 
 /** Body of POST /api/v1/webhooks: Register a webhook; the signing secret is in `secret`, once */
 export interface PostWebhooksBody {
@@ -887,72 +731,13 @@ export interface PostWebhooksBody {
 }
 
 /** POST /api/v1/webhooks: Register a webhook; the signing secret is in `secret`, once */
-export interface PostWebhooksResponse {
-  webhook: {
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    /** HTTPS target receiving `signal.created` POSTs. */
-    url: string;
-    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
-    status: "active" | "failing" | "suspended" | "deleted";
-    /** @format date-time */
-    created_at: string;
-    disabled_at: string | null;
-    /** Attempts that failed in a row, across deliveries; 0 after a success. */
-    failure_streak: number;
-    failing_since: string | null;
-    retry_at: string | null;
-    suspended_at: string | null;
-  };
-  /** The signing secret. Shown once: rotate by deleting and creating again. */
-  secret: string;
-}
+export type PostWebhooksResponse = NewWebhookResponse;
 
 /** DELETE /api/v1/webhooks/{id}: Delete a webhook (its deliveries stay listed); rotate a secret by deleting and creating */
-export interface DeleteWebhooksIdResponse {
-  webhook: {
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    /** HTTPS target receiving `signal.created` POSTs. */
-    url: string;
-    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
-    status: "active" | "failing" | "suspended" | "deleted";
-    /** @format date-time */
-    created_at: string;
-    disabled_at: string | null;
-    /** Attempts that failed in a row, across deliveries; 0 after a success. */
-    failure_streak: number;
-    failing_since: string | null;
-    retry_at: string | null;
-    suspended_at: string | null;
-  };
-}
+export type DeleteWebhooksIdResponse = WebhookResponse;
 
 /** POST /api/v1/webhooks/{id}/enable: Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now */
-export interface PostWebhooksIdEnableResponse {
-  webhook: {
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    /** HTTPS target receiving `signal.created` POSTs. */
-    url: string;
-    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
-    status: "active" | "failing" | "suspended" | "deleted";
-    /** @format date-time */
-    created_at: string;
-    disabled_at: string | null;
-    /** Attempts that failed in a row, across deliveries; 0 after a success. */
-    failure_streak: number;
-    failing_since: string | null;
-    retry_at: string | null;
-    suspended_at: string | null;
-  };
-}
+export type PostWebhooksIdEnableResponse = WebhookResponse;
 
 /** Query of GET /api/v1/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
 export interface GetWebhooksIdDeliveriesQuery {
@@ -965,79 +750,13 @@ export interface GetWebhooksIdDeliveriesQuery {
 }
 
 /** GET /api/v1/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
-export interface GetWebhooksIdDeliveriesResponse {
-  data: Array<{
-    /**
-     * Sent as X-Service-Delivery, the same on every attempt.
-     * @format uuid
-     */
-    id: string;
-    /** @format uuid */
-    webhook_id: string;
-    event: string;
-    status: "pending" | "delivering" | "succeeded" | "failed";
-    /** Attempts made in the current series (at most 6). */
-    attempts: number;
-    /** Attempt series: 1, plus one per resend. */
-    series: number;
-    next_attempt_at: string | null;
-    last_status: number | null;
-    last_error: string | null;
-    /** @format date-time */
-    created_at: string;
-    /** @format date-time */
-    updated_at: string;
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetWebhooksIdDeliveriesResponse = DeliveryList;
 
 /** GET /api/v1/webhooks/deliveries/{id}/attempts: A delivery's attempts, every series, in order */
-export interface GetWebhooksDeliveriesIdAttemptsResponse {
-  data: Array<{
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    delivery_id: string;
-    series: number;
-    attempt_no: number;
-    /** @format date-time */
-    started_at: string;
-    duration_ms: number | null;
-    status_code: number | null;
-    error: string | null;
-  }>;
-}
+export type GetWebhooksDeliveriesIdAttemptsResponse = AttemptList;
 
 /** POST /api/v1/webhooks/deliveries/{id}/resend: Resend a delivery: a new attempt series with the same delivery id, due now */
-export interface PostWebhooksDeliveriesIdResendResponse {
-  delivery: {
-    /**
-     * Sent as X-Service-Delivery, the same on every attempt.
-     * @format uuid
-     */
-    id: string;
-    /** @format uuid */
-    webhook_id: string;
-    event: string;
-    status: "pending" | "delivering" | "succeeded" | "failed";
-    /** Attempts made in the current series (at most 6). */
-    attempts: number;
-    /** Attempt series: 1, plus one per resend. */
-    series: number;
-    next_attempt_at: string | null;
-    last_status: number | null;
-    last_error: string | null;
-    /** @format date-time */
-    created_at: string;
-    /** @format date-time */
-    updated_at: string;
-  };
-}
+export type PostWebhooksDeliveriesIdResendResponse = DeliveryResponse;
 
 /** Query of GET /api/v1/admin/users/{id}/webhooks: A user's active webhooks */
 export interface GetAdminUsersIdWebhooksQuery {
@@ -1048,32 +767,7 @@ export interface GetAdminUsersIdWebhooksQuery {
 }
 
 /** GET /api/v1/admin/users/{id}/webhooks: A user's active webhooks */
-export interface GetAdminUsersIdWebhooksResponse {
-  data: Array<{
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    /** HTTPS target receiving `signal.created` POSTs. */
-    url: string;
-    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
-    status: "active" | "failing" | "suspended" | "deleted";
-    /** @format date-time */
-    created_at: string;
-    disabled_at: string | null;
-    /** Attempts that failed in a row, across deliveries; 0 after a success. */
-    failure_streak: number;
-    failing_since: string | null;
-    retry_at: string | null;
-    suspended_at: string | null;
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetAdminUsersIdWebhooksResponse = WebhookList;
 
 /** Body of POST /api/v1/admin/users/{id}/webhooks: Register a webhook for a user; the signing secret is in `secret`, once */
 export interface PostAdminUsersIdWebhooksBody {
@@ -1082,72 +776,13 @@ export interface PostAdminUsersIdWebhooksBody {
 }
 
 /** POST /api/v1/admin/users/{id}/webhooks: Register a webhook for a user; the signing secret is in `secret`, once */
-export interface PostAdminUsersIdWebhooksResponse {
-  webhook: {
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    /** HTTPS target receiving `signal.created` POSTs. */
-    url: string;
-    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
-    status: "active" | "failing" | "suspended" | "deleted";
-    /** @format date-time */
-    created_at: string;
-    disabled_at: string | null;
-    /** Attempts that failed in a row, across deliveries; 0 after a success. */
-    failure_streak: number;
-    failing_since: string | null;
-    retry_at: string | null;
-    suspended_at: string | null;
-  };
-  /** The signing secret. Shown once: rotate by deleting and creating again. */
-  secret: string;
-}
+export type PostAdminUsersIdWebhooksResponse = NewWebhookResponse;
 
 /** DELETE /api/v1/admin/webhooks/{id}: Delete a webhook (its deliveries stay listed) */
-export interface DeleteAdminWebhooksIdResponse {
-  webhook: {
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    /** HTTPS target receiving `signal.created` POSTs. */
-    url: string;
-    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
-    status: "active" | "failing" | "suspended" | "deleted";
-    /** @format date-time */
-    created_at: string;
-    disabled_at: string | null;
-    /** Attempts that failed in a row, across deliveries; 0 after a success. */
-    failure_streak: number;
-    failing_since: string | null;
-    retry_at: string | null;
-    suspended_at: string | null;
-  };
-}
+export type DeleteAdminWebhooksIdResponse = WebhookResponse;
 
 /** POST /api/v1/admin/webhooks/{id}/enable: Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now */
-export interface PostAdminWebhooksIdEnableResponse {
-  webhook: {
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    user_id: string;
-    /** HTTPS target receiving `signal.created` POSTs. */
-    url: string;
-    /** `active`; `failing` (its last attempt failed: one attempt at a time, backed off from the third failure in a row); `suspended` (failed without a break for the suspension period: nothing is sent until it is re-enabled); `deleted`. */
-    status: "active" | "failing" | "suspended" | "deleted";
-    /** @format date-time */
-    created_at: string;
-    disabled_at: string | null;
-    /** Attempts that failed in a row, across deliveries; 0 after a success. */
-    failure_streak: number;
-    failing_since: string | null;
-    retry_at: string | null;
-    suspended_at: string | null;
-  };
-}
+export type PostAdminWebhooksIdEnableResponse = WebhookResponse;
 
 /** Query of GET /api/v1/admin/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
 export interface GetAdminWebhooksIdDeliveriesQuery {
@@ -1160,79 +795,13 @@ export interface GetAdminWebhooksIdDeliveriesQuery {
 }
 
 /** GET /api/v1/admin/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
-export interface GetAdminWebhooksIdDeliveriesResponse {
-  data: Array<{
-    /**
-     * Sent as X-Service-Delivery, the same on every attempt.
-     * @format uuid
-     */
-    id: string;
-    /** @format uuid */
-    webhook_id: string;
-    event: string;
-    status: "pending" | "delivering" | "succeeded" | "failed";
-    /** Attempts made in the current series (at most 6). */
-    attempts: number;
-    /** Attempt series: 1, plus one per resend. */
-    series: number;
-    next_attempt_at: string | null;
-    last_status: number | null;
-    last_error: string | null;
-    /** @format date-time */
-    created_at: string;
-    /** @format date-time */
-    updated_at: string;
-  }>;
-  pagination: {
-    limit: number;
-    offset: number;
-    /** Number of items in this page. */
-    count: number;
-  };
-}
+export type GetAdminWebhooksIdDeliveriesResponse = DeliveryList;
 
 /** GET /api/v1/admin/deliveries/{id}/attempts: A delivery's attempts, every series, in order */
-export interface GetAdminDeliveriesIdAttemptsResponse {
-  data: Array<{
-    /** @format uuid */
-    id: string;
-    /** @format uuid */
-    delivery_id: string;
-    series: number;
-    attempt_no: number;
-    /** @format date-time */
-    started_at: string;
-    duration_ms: number | null;
-    status_code: number | null;
-    error: string | null;
-  }>;
-}
+export type GetAdminDeliveriesIdAttemptsResponse = AttemptList;
 
 /** POST /api/v1/admin/deliveries/{id}/resend: Resend a delivery: a new attempt series with the same delivery id, due now */
-export interface PostAdminDeliveriesIdResendResponse {
-  delivery: {
-    /**
-     * Sent as X-Service-Delivery, the same on every attempt.
-     * @format uuid
-     */
-    id: string;
-    /** @format uuid */
-    webhook_id: string;
-    event: string;
-    status: "pending" | "delivering" | "succeeded" | "failed";
-    /** Attempts made in the current series (at most 6). */
-    attempts: number;
-    /** Attempt series: 1, plus one per resend. */
-    series: number;
-    next_attempt_at: string | null;
-    last_status: number | null;
-    last_error: string | null;
-    /** @format date-time */
-    created_at: string;
-    /** @format date-time */
-    updated_at: string;
-  };
-}
+export type PostAdminDeliveriesIdResendResponse = DeliveryResponse;
 
 /** Every operation by its operationId: what the client sends and gets back. */
 export interface Operations {
@@ -1868,4 +1437,6 @@ export const operations = {
 export type OperationId = keyof typeof operations;
 
 /** Webhook payloads the document declares, by event name (empty when it declares none). */
-export interface WebhookPayloads {}
+export interface WebhookPayloads {
+  "signal.created": SignalCreatedEvent;
+}

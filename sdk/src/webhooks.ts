@@ -4,7 +4,7 @@
  * before any JSON parsing, then trust the event.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { GetContractsIdResponse, GetContractsIdScoreResponse, WebhookPayloads } from './generated.js';
+import type { WebhookPayloads } from './generated.js';
 
 export const SIGNATURE_HEADER = 'x-service-signature';
 /** The largest accepted |now − t| in seconds unless told otherwise. */
@@ -36,21 +36,8 @@ export type WebhookVerification =
   | { ok: true; timestamp: number }
   | { ok: false; reason: WebhookFailure; message: string };
 
-/** `signal.created` as the service sends it: the Signal without `rationale`, and its Contract. */
-export interface SignalCreatedEvent {
-  event: 'signal.created';
-  data: {
-    signal: Omit<GetContractsIdScoreResponse['signal'], 'rationale'>;
-    contract: GetContractsIdResponse['contract'];
-  };
-  /** When the delivery was written, milliseconds since the epoch. */
-  ts: number;
-}
-
-/** The payloads the document declares, or `signal.created` while it declares none. */
-export type WebhookEvent = [keyof WebhookPayloads] extends [never]
-  ? SignalCreatedEvent
-  : WebhookPayloads[keyof WebhookPayloads];
+/** A delivery's body: one of the payloads the document declares under `webhooks` (today `signal.created`). */
+export type WebhookEventPayload = WebhookPayloads[keyof WebhookPayloads];
 
 export class WebhookVerificationError extends Error {
   readonly reason: WebhookFailure;
@@ -118,12 +105,12 @@ export function constructEvent(
   headers: WebhookHeaders,
   secret: string,
   options: VerifyWebhookOptions = {},
-): WebhookEvent {
+): WebhookEventPayload {
   const result = verifyWebhook(payload, headers, secret, options);
   if (!result.ok) throw new WebhookVerificationError(result.reason, result.message);
   const text = typeof payload === 'string' ? payload : new TextDecoder().decode(payload);
   try {
-    return JSON.parse(text) as WebhookEvent;
+    return JSON.parse(text) as WebhookEventPayload;
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'the payload is not JSON');
   }

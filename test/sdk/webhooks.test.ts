@@ -9,7 +9,7 @@ import {
   constructEvent,
   MarketIntel,
   verifyWebhook,
-  type WebhookEvent,
+  type WebhookEventPayload,
   WebhookVerificationError,
 } from '../../sdk/src/index.ts';
 import { buildApp } from '../../src/app.ts';
@@ -69,7 +69,7 @@ describe('verifying a real delivery', () => {
     const result = verifyWebhook(delivery.body, delivery.headers, secret);
     assert.ok(result.ok, JSON.stringify(result));
     assert.ok(Math.abs(result.timestamp - Date.now() / 1000) < 60);
-    const event: WebhookEvent = constructEvent(Buffer.from(delivery.body), delivery.headers, secret);
+    const event: WebhookEventPayload = constructEvent(Buffer.from(delivery.body), delivery.headers, secret);
     assert.equal(event.event, 'signal.created');
     assert.equal(event.data.signal.id, scoredSignalId);
     assert.equal(event.data.contract.id, event.data.signal.contract_id);
