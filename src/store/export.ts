@@ -27,8 +27,10 @@ export interface ExportRow {
  */
 export function csvText(sql: string): string {
   const guarded = `CASE WHEN (${sql}) ~ '^[-=+@\\t\\r]' THEN '''' || (${sql}) ELSE (${sql}) END`;
-  return `coalesce(CASE WHEN ${guarded} ~ '[",\\r\\n]' THEN '"' || replace(${guarded}, '"', '""') || '"'
-    ELSE ${guarded} END, '')`;
+  const written = `CASE WHEN ${guarded} ~ '[",\\r\\n]' THEN '"' || replace(${guarded}, '"', '""') || '"'
+    ELSE ${guarded} END`;
+  // Most values need neither: one test, and the value as it is.
+  return `coalesce(CASE WHEN (${sql}) !~ '^[-=+@\\t\\r]|[",\\r\\n]' THEN (${sql}) ELSE ${written} END, '')`;
 }
 
 /** A number as the JSON lists write it (a negative value stays a number: no guard); NULL is empty. */
