@@ -139,6 +139,17 @@ describe('exports against the lists (seeded data)', () => {
     assert.equal(csv.headers['content-disposition'], `attachment; filename="events-${day}.csv"`);
   });
 
+  test('HEAD answers the headers without reading any row', async () => {
+    const res = await app.inject({
+      method: 'HEAD',
+      url: '/api/v1/events/export?format=ndjson',
+      headers: { 'x-api-key': key },
+    });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers['content-type'], 'application/x-ndjson; charset=utf-8');
+    assert.equal(res.body, '');
+  });
+
   test('format follows Accept when the parameter is absent; the parameter wins', async () => {
     const cases: [Record<string, string>, string, string][] = [
       [{}, '', 'text/csv'],
@@ -381,6 +392,30 @@ describe('streaming over a socket (30,000 events)', () => {
     socket.destroy();
     await until('no session holds the export', async () => (await exporting()) === 0);
     await until('the connection is back in the pool', poolIdle);
+  });
+
+  test('a process runs at most 4 exports at once; a fifth is a 503 with Retry-After', async () => {
+    // The default stall bound, so that the four held exports stay open while the fifth is asked.
+    const patient = await testApp(db);
+    await patient.listen({ port: 0, host: '127.0.0.1' });
+    const held: net.Socket[] = [];
+    try {
+      const patientPort = (patient.server.address() as AddressInfo).port;
+      for (let i = 0; i < 4; i++) {
+        const socket = rawGet(patientPort, '/api/v1/events/export', key);
+        socket.once('data', () => socket.pause());
+        held.push(socket);
+      }
+      await until('four exports are open', async () => (await exporting()) >= 4);
+      const fifth = await patient.inject({ url: '/api/v1/signals/export', headers: { 'x-api-key': key } });
+      assert.equal(fifth.statusCode, 503, fifth.body);
+      assert.equal(fifth.headers['retry-after'], '5');
+      assert.equal(fifth.json<Envelope>().error.code, 'unavailable');
+    } finally {
+      for (const socket of held) socket.destroy();
+      await until('the held exports are closed', async () => (await exporting()) === 0);
+      await patient.close();
+    }
   });
 
   test('a client that stops reading is cut off after EXPORT_STALL_MS; the body has no last chunk', async () => {
