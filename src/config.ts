@@ -16,6 +16,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** The request path's deadline per SQL statement (QUERY_TIMEOUT_MS; 0: none). */
   queryTimeoutMs: number;
+  /** An export whose client takes nothing for this long is cut off (EXPORT_STALL_MS, 30 s). */
+  exportStallMs: number;
   /** An endpoint failing without a success for this long is suspended (WEBHOOK_SUSPEND_AFTER, 5d). */
   webhookSuspendAfterMs: number;
   webhookAllowCidrs: string[];
@@ -152,6 +154,7 @@ export function loadConfig(env: Env = process.env): Config {
     ),
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 10_000, 0, 600_000),
+    exportStallMs: integer(env, 'EXPORT_STALL_MS', 30_000, 100, 600_000),
     webhookSuspendAfterMs: oneDuration(text(env, 'WEBHOOK_SUSPEND_AFTER') ?? '5d', 'WEBHOOK_SUSPEND_AFTER'),
     webhookAllowCidrs: cidrs(env, 'WEBHOOK_ALLOW_CIDRS'),
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),

@@ -137,6 +137,10 @@ export const errors = {
       }),
     ),
   busy: () => new ApiError('unavailable', 'too busy right now; try again shortly', { 'retry-after': '1' }),
+  exportsBusy: (running: number) =>
+    new ApiError('unavailable', `${running} exports are running on this server; try again shortly`, {
+      'retry-after': '5',
+    }),
   /** The rate limiter could not decide: refused rather than served uncounted. */
   limiterUnavailable: () =>
     new ApiError('unavailable', 'rate limiting is unavailable; try again shortly', { 'retry-after': '1' }),

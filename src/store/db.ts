@@ -38,8 +38,31 @@ export interface Db extends Queryable {
    * ingests and other long work use the handle without one.
    */
   withDeadline(ms: number): Db;
+  /**
+   * `text`'s rows read a batch at a time through a server-side cursor, in a read-only transaction on one
+   * pooled connection that the cursor holds until it is closed. Each FETCH is a statement of its own,
+   * under this handle's deadline.
+   */
+  openCursor<T>(text: string, params: readonly unknown[], options: CursorOptions): Promise<RowCursor<T>>;
   /** The connection pool's use now (PostgreSQL handles; absent where there is no pool). */
   poolStats?(): PoolStats;
+  close(): Promise<void>;
+}
+
+export interface CursorOptions {
+  /** Rows per FETCH. */
+  batchRows: number;
+  /**
+   * PostgreSQL ends the session when the transaction idles (no FETCH) this long: a reader that vanished
+   * without closing (a hung process) cannot hold the connection and its snapshot for ever.
+   */
+  idleMs: number;
+}
+
+export interface RowCursor<T> {
+  /** The next batch of at most `batchRows` rows; empty at the end and after close(). */
+  read(): Promise<T[]>;
+  /** Ends the transaction and returns the connection to the pool (discards it after an error); idempotent. */
   close(): Promise<void>;
 }
 
@@ -248,6 +271,50 @@ async function openPostgres(url: string): Promise<Db> {
     const sink = client.query(copyFromStdin(`COPY ${table} (${columns.join(', ')}) FROM STDIN`));
     await pipeline(Readable.from(copyPieces(rows, record, 500), { objectMode: false }), sink);
   };
+  const openCursor = async <T>(
+    pool: pg.Pool,
+    deadlineMs: number,
+    text: string,
+    params: readonly unknown[],
+    options: CursorOptions,
+  ): Promise<RowCursor<T>> => {
+    const client = await pool.connect();
+    // As in transaction(): a connection lost or past its deadline is discarded, never pooled again.
+    let lost: Error | undefined;
+    const onError = (error: Error) => {
+      lost = error;
+    };
+    client.on('error', onError);
+    const query = async <R>(sql: string, values?: readonly unknown[]) => {
+      try {
+        return await run<R>(client, deadlineMs, sql, values);
+      } catch (error) {
+        if ((error as Error).message === DEADLINE_MESSAGE) lost = error as Error;
+        throw error;
+      }
+    };
+    let closed = false;
+    const close = async () => {
+      if (closed) return;
+      closed = true;
+      // Queued behind a FETCH still running, if any: the connection is released once both answered.
+      if (!lost) await client.query('ROLLBACK').catch((error: Error) => (lost = error));
+      if (!lost) client.removeListener('error', onError);
+      client.release(lost);
+    };
+    try {
+      await query('BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ');
+      await query(
+        `SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.ceil(options.idleMs))}`,
+      );
+      await query(`DECLARE rows_out NO SCROLL CURSOR FOR ${text}`, params);
+    } catch (error) {
+      await close();
+      throw error;
+    }
+    const fetch = `FETCH FORWARD ${Math.max(1, Math.floor(options.batchRows))} FROM rows_out`;
+    return { read: async () => (closed ? [] : query<T>(fetch)), close };
+  };
   const handle = (deadlineMs: number): Db => ({
     url,
     query: (text, params) => run(pool, deadlineMs, text, params),
@@ -290,6 +357,7 @@ async function openPostgres(url: string): Promise<Db> {
         client.release(lost);
       }
     },
+    openCursor: (text, params, options) => openCursor(pool, deadlineMs, text, params, options),
     withDeadline: (ms) => handle(ms),
     poolStats: () => ({
       total: pool.totalCount,

@@ -61,8 +61,7 @@ const LATEST_SIGNAL = (engine: string) => `LEFT JOIN LATERAL (
  */
 export async function eventsJson(db: Queryable, filter: EventFilter): Promise<JsonList> {
   const page = eventPage(filter);
-  const item = `'{"contract":' || ${CONTRACT_JSON} || ',"signal":' ||
-    CASE WHEN s.id IS NULL THEN 'null' ELSE ${signalJson(filter.withRationale)} END || '}'`;
+  const item = eventItemJson(filter.withRationale);
   const rows = await db.query<JsonList>(
     prepared(
       `SELECT ${jsonArray(item, 'c.award_date DESC, c.id DESC')} AS json, count(*)::int AS count ${page.from}`,
@@ -72,11 +71,21 @@ export async function eventsJson(db: Queryable, filter: EventFilter): Promise<Js
   return widened(jsonList(rows), filter.withRationale);
 }
 
+/** One item of the events list (schema `EventItem`) as JSON text, from `c` and its latest signal `s`. */
+export const eventItemJson = (
+  withRationale: boolean,
+) => `'{"contract":' || ${CONTRACT_JSON} || ',"signal":' ||
+    CASE WHEN s.id IS NULL THEN 'null' ELSE ${signalJson(withRationale)} END || '}'`;
+
 /**
  * The FROM clause of the filter's page: contracts `c`, newest award first, each joined to its latest
- * signal `s` of the engine (null columns when it has none), with the parameters it numbers.
+ * signal `s` of the engine (null columns when it has none), with the parameters it numbers. A null
+ * `limit` is no limit (the export's).
  */
-export function eventPage(filter: Omit<EventFilter, 'withRationale'>): { from: string; params: unknown[] } {
+export function eventPage(filter: Omit<EventFilter, 'withRationale' | 'limit'> & { limit: number | null }): {
+  from: string;
+  params: unknown[];
+} {
   const where = new Where()
     .add((p) => `c.ticker = ${p}`, filter.ticker)
     .add((p) => `lower(c.awarding_agency) = lower(${p})`, filter.agency)

@@ -36,7 +36,7 @@ const ENGINE_HASH = (name: string, version: string) => `hashtext(${name} || '@' 
  */
 export async function signalsJson(db: Queryable, filter: SignalFilter): Promise<JsonList> {
   const page = signalPage(filter);
-  const item = `'{"signal":' || ${signalJson(filter.withRationale)} || ',"contract":' || ${CONTRACT_JSON} || '}'`;
+  const item = signalItemJson(filter.withRationale);
   const rows = await db.query<JsonList>(
     prepared(
       `SELECT ${jsonArray(item, 's.signal_score DESC, s.computed_at DESC, s.id')} AS json, count(*)::int AS count ${page.from}`,
@@ -46,11 +46,17 @@ export async function signalsJson(db: Queryable, filter: SignalFilter): Promise<
   return widened(jsonList(rows), filter.withRationale);
 }
 
+/** One item of the signals list (schema `SignalItem`) as JSON text, from the signal `s` and its contract `c`. */
+export const signalItemJson = (withRationale: boolean) =>
+  `'{"signal":' || ${signalJson(withRationale)} || ',"contract":' || ${CONTRACT_JSON} || '}'`;
+
 /**
  * The FROM clause of the filter's page: signals `s` of one engine version, best first, each joined to
- * its contract `c`, with the parameters it numbers.
+ * its contract `c`, with the parameters it numbers. A null `limit` is no limit (the export's).
  */
-export function signalPage(filter: Omit<SignalFilter, 'withRationale'>): { from: string; params: unknown[] } {
+export function signalPage(
+  filter: Omit<SignalFilter, 'withRationale' | 'limit'> & { limit: number | null },
+): { from: string; params: unknown[] } {
   const where = new Where();
   const engine = where.next(filter.engine);
   const version = where.next(filter.engineVersion);

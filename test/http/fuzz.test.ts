@@ -41,15 +41,22 @@ interface Target {
   op: Operation;
 }
 
-/** Admits every request, so thousands of them never meet the per-minute limit; the rest as in memory. */
+/**
+ * Admits every request, so thousands of them never meet the per-minute limit; the rest as in memory.
+ * Both paths: the access hook asks hitSync() of a limiter in this process.
+ */
 class AdmitAll extends MemoryLimiter {
+  override hitSync(_bucket: string, limit: number, windowMs: number, now = Date.now()): LimitDecision {
+    return { allowed: true, limit, remaining: limit, resetAt: now + windowMs };
+  }
+
   override async hit(
-    _bucket: string,
+    bucket: string,
     limit: number,
     windowMs: number,
     now = Date.now(),
   ): Promise<LimitDecision> {
-    return { allowed: true, limit, remaining: limit, resetAt: now + windowMs };
+    return this.hitSync(bucket, limit, windowMs, now);
   }
 }
 

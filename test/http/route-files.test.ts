@@ -24,13 +24,16 @@ after(async () => {
   await db.close();
 });
 
-/** The file a URL's route belongs in: `/api/v1/<name>/…` → `<name>.ts`, `…/admin/<name>/…` → `admin-<name>.ts`. */
+/**
+ * The file a URL's route belongs in: `/api/v1/<name>/…` → `<name>.ts`, `…/admin/<name>/…` →
+ * `admin-<name>.ts`, `/api/v1/<name>/export` → `<name>-export.ts`.
+ */
 function routeFile(url: string): string {
   if (url === '/metrics') return 'src/http/routes/metrics.ts';
   if (url === '/docs' || url.startsWith('/docs/')) return 'src/http/routes/docs.ts';
   if (url === '/dashboard' || url.startsWith('/dashboard/assets/')) return 'src/dashboard/routes/static.ts';
-  const api = /^\/api\/v1\/(admin\/)?([a-z-]+)/.exec(url);
-  if (api) return `src/http/routes/${api[1] ? 'admin-' : ''}${api[2]}.ts`;
+  const api = /^\/api\/v1\/(admin\/)?([a-z-]+)(\/export$)?/.exec(url);
+  if (api) return `src/http/routes/${api[1] ? 'admin-' : ''}${api[2]}${api[3] ? '-export' : ''}.ts`;
   const dashboard = /^\/dashboard\/api\/(admin\/)?([a-z-]+)/.exec(url);
   if (dashboard) return `src/dashboard/routes/${dashboard[1] ? 'admin-' : ''}${dashboard[2]}.ts`;
   return '(no file for this URL)';
@@ -50,6 +53,7 @@ describe('route files', () => {
   test('the file names follow the URLs', () => {
     assert.equal(routeFile('/api/v1/contracts/:id/score'), 'src/http/routes/contracts.ts');
     assert.equal(routeFile('/api/v1/openapi.json'), 'src/http/routes/openapi.ts');
+    assert.equal(routeFile('/api/v1/events/export'), 'src/http/routes/events-export.ts');
     assert.equal(routeFile('/docs/redoc.standalone.js'), 'src/http/routes/docs.ts');
     assert.equal(routeFile('/api/v1/admin/users/:id/webhooks'), 'src/http/routes/admin-users.ts');
     assert.equal(routeFile('/dashboard/api/admin/users/:id'), 'src/dashboard/routes/admin-users.ts');

@@ -1,3 +1,4 @@
+import { ExportSlots } from '../export.ts';
 import type { App, Services } from '../types.ts';
 import { registerAdminDeliveries } from './admin-deliveries.ts';
 import { registerAdminIngest } from './admin-ingest.ts';
@@ -10,6 +11,7 @@ import { registerCompanies } from './companies.ts';
 import { registerContracts } from './contracts.ts';
 import { registerDocs } from './docs.ts';
 import { registerEvents } from './events.ts';
+import { registerEventsExport } from './events-export.ts';
 import { registerHealth } from './health.ts';
 import { registerMarket } from './market.ts';
 import { registerMetrics } from './metrics.ts';
@@ -17,12 +19,13 @@ import { registerOpenApi } from './openapi.ts';
 import { registerPredictions } from './predictions.ts';
 import { registerRegimes } from './regimes.ts';
 import { registerSignals } from './signals.ts';
+import { registerSignalsExport } from './signals-export.ts';
 import { registerUsage } from './usage.ts';
 import { registerWebhooks } from './webhooks.ts';
 
 /**
  * The API's routes. Each file serves the URLs it is named after: `/api/v1/<name>/…` in `<name>.ts`,
- * `/api/v1/admin/<name>/…` in `admin-<name>.ts`, `/metrics` in metrics.ts, the
+ * `/api/v1/admin/<name>/…` in `admin-<name>.ts`, `/api/v1/<name>/export` in `<name>-export.ts`, `/metrics` in metrics.ts, the
  * reference page `/docs` (Redoc over openapi.json) in docs.ts; every path is written out
  * whole, so searching for one finds its route. The order below is the order of `paths` in openapi.json.
  */
@@ -31,9 +34,13 @@ export function registerApi(app: App, services: Services): void {
   registerHealth(app, services);
   registerOpenApi(app);
   registerDocs(app);
+  // The two exports share this process's export slots.
+  const exports = new ExportSlots();
   registerEvents(app, services);
+  registerEventsExport(app, services, exports);
   registerContracts(app, services);
   registerSignals(app, services);
+  registerSignalsExport(app, services, exports);
   registerCompanies(app, services);
   registerMarket(app, services);
   registerBenchmarks(app, services);

@@ -8,7 +8,7 @@ import { EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '
 import { SignalList } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
 
-const SignalQuery = Query({
+export const SignalQuery = Query({
   engine: Type.Optional(EngineParam),
   min_score: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, description: 'Minimum signal_score.' })),
   ticker: Type.Optional(TickerParam),

@@ -1,0 +1,56 @@
+import { eventExport } from '../../store/export.ts';
+import { access } from '../access.ts';
+import { showsRationale } from '../auth.ts';
+import { ExportParams, type ExportSlots, exportFormat, exportResponse, sendExport } from '../export.ts';
+import { checkDateRange, pickEngine, upper } from '../params.ts';
+import { errorResponses, Query } from '../schemas/common.ts';
+import { EventItem } from '../schemas/resources.ts';
+import type { App, Handler, Services } from '../types.ts';
+import { EventQuery } from './events.ts';
+
+const { limit: _pageSize, offset: _pageStart, ...filters } = EventQuery.properties;
+
+const exportSchema = {
+  tags: ['events'],
+  summary: 'Every event of a filter as one CSV or NDJSON download, streamed',
+  description:
+    'The filters of /api/v1/events, in its order, without paging. Charged against the rate limit at one ' +
+    'request per 200 rows as they stream (see the API guide, "Export").',
+  querystring: Query({ ...filters, ...ExportParams }),
+  response: { 200: exportResponse('event', EventItem), ...errorResponses(400, 503) },
+};
+
+export function registerEventsExport(app: App, services: Services, slots: ExportSlots): void {
+  app.get(
+    '/api/v1/events/export',
+    { config: access.read, schema: exportSchema },
+    exportEvents(services, slots),
+  );
+}
+
+function exportEvents(services: Services, slots: ExportSlots): Handler<typeof exportSchema> {
+  return async (request, reply) => {
+    const q = request.query;
+    checkDateRange(q.from, q.to);
+    const engine = pickEngine(request, q.engine);
+    const format = exportFormat(request, q.format);
+    const withRationale = showsRationale(request);
+    const query = eventExport(
+      {
+        engine: engine.name,
+        withRationale,
+        ticker: upper(q.ticker),
+        agency: q.agency,
+        classification: q.classification,
+        from: q.from,
+        to: q.to,
+        source: q.source,
+        availableFrom: q.available_from,
+        availableTo: q.available_to,
+        limit: q.limit ?? null,
+      },
+      format,
+    );
+    return sendExport(services, slots, request, reply, { name: 'events', format, query, withRationale });
+  };
+}

@@ -1,0 +1,53 @@
+import { signalExport } from '../../store/export.ts';
+import { access } from '../access.ts';
+import { showsRationale } from '../auth.ts';
+import { ExportParams, type ExportSlots, exportFormat, exportResponse, sendExport } from '../export.ts';
+import { pickEngine, upper } from '../params.ts';
+import { errorResponses, Query } from '../schemas/common.ts';
+import { SignalItem } from '../schemas/resources.ts';
+import type { App, Handler, Services } from '../types.ts';
+import { SignalQuery } from './signals.ts';
+
+const { limit: _pageSize, offset: _pageStart, ...filters } = SignalQuery.properties;
+
+const exportSchema = {
+  tags: ['signals'],
+  summary: "Every signal of an engine's current version matching a filter, as one CSV or NDJSON download",
+  description:
+    'The filters of /api/v1/signals, in its order, without paging. Charged against the rate limit at one ' +
+    'request per 200 rows as they stream (see the API guide, "Export").',
+  querystring: Query({ ...filters, ...ExportParams }),
+  response: { 200: exportResponse('signal', SignalItem), ...errorResponses(400, 503) },
+};
+
+export function registerSignalsExport(app: App, services: Services, slots: ExportSlots): void {
+  app.get(
+    '/api/v1/signals/export',
+    { config: access.read, schema: exportSchema },
+    exportSignals(services, slots),
+  );
+}
+
+function exportSignals(services: Services, slots: ExportSlots): Handler<typeof exportSchema> {
+  return async (request, reply) => {
+    const q = request.query;
+    const engine = pickEngine(request, q.engine);
+    const format = exportFormat(request, q.format);
+    const withRationale = showsRationale(request);
+    const query = signalExport(
+      {
+        engine: engine.name,
+        engineVersion: engine.version,
+        withRationale,
+        minScore: q.min_score,
+        ticker: upper(q.ticker),
+        since: q.since,
+        availableFrom: q.available_from,
+        availableTo: q.available_to,
+        limit: q.limit ?? null,
+      },
+      format,
+    );
+    return sendExport(services, slots, request, reply, { name: 'signals', format, query, withRationale });
+  };
+}
