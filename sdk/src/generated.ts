@@ -498,6 +498,47 @@ export interface GetEventsQuery {
 /** GET /api/v1/events: Contract events, newest award first, each with its latest signal */
 export type GetEventsResponse = EventList;
 
+/** Query of GET /api/v1/events/export: Every event of a filter as one CSV or NDJSON download, streamed */
+export interface GetEventsExportQuery {
+  /** Engine name; defaults to the registry default engine (materiality). */
+  engine?: "materiality" | "regime-aware";
+  /** Stock ticker (case-insensitive). */
+  ticker?: string;
+  /** Awarding agency, exact name, case-insensitive. */
+  agency?: string;
+  /** nlp_classification label. */
+  classification?: "aircraft" | "shipbuilding" | "missiles_munitions" | "space" | "ground_vehicles" | "electronics_comms" | "it_services" | "cybersecurity" | "research_development" | "construction_facilities" | "logistics_supply" | "healthcare" | "professional_services" | "other";
+  /**
+   * Award date on or after.
+   * @format date
+   */
+  from?: string;
+  /**
+   * Award date on or before.
+   * @format date
+   */
+  to?: string;
+  /** Only events of this source. */
+  source?: "usaspending" | "announcement";
+  /**
+   * available_at on or after (ISO 8601): what was public by then.
+   * @format date-time
+   */
+  available_from?: string;
+  /**
+   * available_at on or before (ISO 8601).
+   * @format date-time
+   */
+  available_to?: string;
+  /** csv (the default) or ndjson; when absent, the Accept header decides. */
+  format?: "csv" | "ndjson";
+  /** At most this many rows (1-10000000); default: every row of the filter. */
+  limit?: number;
+}
+
+/** GET /api/v1/events/export: Every event of a filter as one CSV or NDJSON download, streamed */
+export type GetEventsExportResponse = string;
+
 /** Query of GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
 export interface GetContractsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
@@ -591,6 +632,38 @@ export interface GetSignalsQuery {
 
 /** GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
 export type GetSignalsResponse = SignalList;
+
+/** Query of GET /api/v1/signals/export: Every signal of an engine's current version matching a filter, as one CSV or NDJSON download */
+export interface GetSignalsExportQuery {
+  /** Engine name; defaults to the registry default engine (materiality). */
+  engine?: "materiality" | "regime-aware";
+  /** Minimum signal_score. */
+  min_score?: number;
+  /** Stock ticker (case-insensitive). */
+  ticker?: string;
+  /**
+   * Lower bound on computed_at (ISO 8601).
+   * @format date-time
+   */
+  since?: string;
+  /**
+   * The contract's available_at on or after (ISO 8601): when its news was public.
+   * @format date-time
+   */
+  available_from?: string;
+  /**
+   * The contract's available_at on or before (ISO 8601).
+   * @format date-time
+   */
+  available_to?: string;
+  /** csv (the default) or ndjson; when absent, the Accept header decides. */
+  format?: "csv" | "ndjson";
+  /** At most this many rows (1-10000000); default: every row of the filter. */
+  limit?: number;
+}
+
+/** GET /api/v1/signals/export: Every signal of an engine's current version matching a filter, as one CSV or NDJSON download */
+export type GetSignalsExportResponse = string;
 
 /** GET /api/v1/companies/{ticker}: Company record with its 20 most recent contracts */
 export type GetCompaniesTickerResponse = CompanyResponse;
@@ -845,6 +918,14 @@ export interface Operations {
     body: never;
     response: GetEventsResponse;
   };
+  getEventsExport: {
+    method: 'GET';
+    path: "/api/v1/events/export";
+    args: [query?: GetEventsExportQuery];
+    query: GetEventsExportQuery;
+    body: never;
+    response: GetEventsExportResponse;
+  };
   getContracts: {
     method: 'GET';
     path: "/api/v1/contracts";
@@ -884,6 +965,14 @@ export interface Operations {
     query: GetSignalsQuery;
     body: never;
     response: GetSignalsResponse;
+  };
+  getSignalsExport: {
+    method: 'GET';
+    path: "/api/v1/signals/export";
+    args: [query?: GetSignalsExportQuery];
+    query: GetSignalsExportQuery;
+    body: never;
+    response: GetSignalsExportResponse;
   };
   getCompaniesTicker: {
     method: 'GET';
@@ -1153,6 +1242,15 @@ export const operations = {
     response: 'json',
     paging: 'pagination',
   },
+  getEventsExport: {
+    method: 'GET',
+    path: "/api/v1/events/export",
+    pathParams: [],
+    query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","format","limit"],
+    body: 'none',
+    response: 'text',
+    paging: null,
+  },
   getContracts: {
     method: 'GET',
     path: "/api/v1/contracts",
@@ -1197,6 +1295,15 @@ export const operations = {
     body: 'none',
     response: 'json',
     paging: 'pagination',
+  },
+  getSignalsExport: {
+    method: 'GET',
+    path: "/api/v1/signals/export",
+    pathParams: [],
+    query: ["engine","min_score","ticker","since","available_from","available_to","format","limit"],
+    body: 'none',
+    response: 'text',
+    paging: null,
   },
   getCompaniesTicker: {
     method: 'GET',

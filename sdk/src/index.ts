@@ -55,7 +55,7 @@ const paged = <K extends PagedOperationId>(id: K): Paged<K> => ({ [PAGED]: id })
 const API = {
   health: { get: 'getHealth', live: 'getHealthLive' },
   openapi: { get: 'getOpenapiJson' },
-  events: { list: 'getEvents', iterate: paged('getEvents') },
+  events: { list: 'getEvents', iterate: paged('getEvents'), export: 'getEventsExport' },
   contracts: {
     list: 'getContracts',
     iterate: paged('getContracts'),
@@ -63,7 +63,7 @@ const API = {
     getScore: 'getContractsIdScore',
     score: 'postContractsIdScore',
   },
-  signals: { list: 'getSignals', iterate: paged('getSignals') },
+  signals: { list: 'getSignals', iterate: paged('getSignals'), export: 'getSignalsExport' },
   companies: { get: 'getCompaniesTicker' },
   market: { candles: 'getMarketCandlesTicker', iterateCandles: paged('getMarketCandlesTicker') },
   benchmarks: { list: 'getBenchmarks', iterate: paged('getBenchmarks') },

@@ -60,6 +60,26 @@ describe('reads', () => {
   });
 });
 
+describe('exports', () => {
+  test('events.export returns the NDJSON text: one line per event, the same items as the list', async () => {
+    const sdk = client();
+    const page = await sdk.events.list({ ticker: 'LMT', limit: 5 });
+    const text = await sdk.events.export({ ticker: 'LMT', format: 'ndjson', limit: 5 });
+    const lines = String(text)
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    assert.deepEqual(lines, page.data);
+  });
+
+  test('signals.export returns CSV with a header row', async () => {
+    const text = String(await client().signals.export({ ticker: 'LMT', format: 'csv', limit: 3 }));
+    const rows = text.trim().split('\r\n');
+    assert.equal(rows.length, 4);
+    assert.match(rows[0] ?? '', /^[a-z_]+(,[a-z_]+)+$/);
+  });
+});
+
 describe('iterators', () => {
   test('events.iterate walks offset pages to the end: the same events, in order, as one big page', async () => {
     const sdk = client();
