@@ -329,7 +329,7 @@ async function unmatchedCommand(args: string[], config: Config): Promise<void> {
     throw new ConfigError('--limit', 'expected an integer 1..100000');
   }
   await withMigratedDb(config, async (db) => {
-    const rows = await listUnmatched(db, { limit, offset: 0 });
+    const { rows } = await listUnmatched(db, { limit, offset: 0 });
     if (values.json) process.stdout.write(`${JSON.stringify(rows)}\n`);
     else {
       process.stdout.write(`${'total_value'.padStart(16)}  ${'awards'.padStart(6)}  recipient\n`);

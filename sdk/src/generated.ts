@@ -33,6 +33,7 @@ export interface Attempt {
 
 export interface AttemptList {
   data: Attempt[];
+  pagination: Pagination;
 }
 
 export interface Candle {
@@ -267,6 +268,8 @@ export interface Pagination {
   offset: number;
   /** Number of items in this page. */
   count: number;
+  /** Pass as `cursor` (with the same filters) for the next page; null when none follows. */
+  next_cursor: string | null;
 }
 
 export type Plan = "free" | "pulse" | "intelligence" | "developer" | "institutional";
@@ -493,6 +496,8 @@ export interface GetEventsQuery {
   limit?: number;
   /** Rows to skip (default 0). */
   offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
 }
 
 /** GET /api/v1/events: Contract events, newest award first, each with its latest signal */
@@ -575,6 +580,8 @@ export interface GetContractsQuery {
   limit?: number;
   /** Rows to skip (default 0). */
   offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
 }
 
 /** GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
@@ -628,6 +635,8 @@ export interface GetSignalsQuery {
   limit?: number;
   /** Rows to skip (default 0). */
   offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
 }
 
 /** GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
@@ -716,6 +725,8 @@ export interface GetRegimesQuery {
   dominant?: "risk_on" | "risk_off" | "high_volatility" | "range_bound";
   /** Page size, 1-200 (default 50). */
   limit?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
 }
 
 /** GET /api/v1/regimes: Market regime at each contract award date (no look-ahead), newest first */
@@ -781,6 +792,8 @@ export interface GetAdminUnmatchedRecipientsQuery {
   limit?: number;
   /** Rows to skip (default 0). */
   offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
 }
 
 /** GET /api/v1/admin/unmatched-recipients: Recipients no ticker was found for, largest total value first (for alias curation) */
@@ -792,6 +805,8 @@ export interface GetWebhooksQuery {
   limit?: number;
   /** Rows to skip (default 0). */
   offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
 }
 
 /** GET /api/v1/webhooks: List your webhooks */
@@ -818,12 +833,24 @@ export interface GetWebhooksIdDeliveriesQuery {
   limit?: number;
   /** Rows to skip (default 0). */
   offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
   /** Only deliveries in this state. */
   status?: "pending" | "delivering" | "succeeded" | "failed";
 }
 
 /** GET /api/v1/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
 export type GetWebhooksIdDeliveriesResponse = DeliveryList;
+
+/** Query of GET /api/v1/webhooks/deliveries/{id}/attempts: A delivery's attempts, every series, in order */
+export interface GetWebhooksDeliveriesIdAttemptsQuery {
+  /** Page size, 1-1000 (default 1000). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
+}
 
 /** GET /api/v1/webhooks/deliveries/{id}/attempts: A delivery's attempts, every series, in order */
 export type GetWebhooksDeliveriesIdAttemptsResponse = AttemptList;
@@ -837,6 +864,8 @@ export interface GetAdminUsersIdWebhooksQuery {
   limit?: number;
   /** Rows to skip (default 0). */
   offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
 }
 
 /** GET /api/v1/admin/users/{id}/webhooks: A user's active webhooks */
@@ -863,12 +892,24 @@ export interface GetAdminWebhooksIdDeliveriesQuery {
   limit?: number;
   /** Rows to skip (default 0). */
   offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
   /** Only deliveries in this state. */
   status?: "pending" | "delivering" | "succeeded" | "failed";
 }
 
 /** GET /api/v1/admin/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
 export type GetAdminWebhooksIdDeliveriesResponse = DeliveryList;
+
+/** Query of GET /api/v1/admin/deliveries/{id}/attempts: A delivery's attempts, every series, in order */
+export interface GetAdminDeliveriesIdAttemptsQuery {
+  /** Page size, 1-1000 (default 1000). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
+}
 
 /** GET /api/v1/admin/deliveries/{id}/attempts: A delivery's attempts, every series, in order */
 export type GetAdminDeliveriesIdAttemptsResponse = AttemptList;
@@ -1113,8 +1154,8 @@ export interface Operations {
   getWebhooksDeliveriesIdAttempts: {
     method: 'GET';
     path: "/api/v1/webhooks/deliveries/{id}/attempts";
-    args: [id: string];
-    query: never;
+    args: [id: string, query?: GetWebhooksDeliveriesIdAttemptsQuery];
+    query: GetWebhooksDeliveriesIdAttemptsQuery;
     body: never;
     response: GetWebhooksDeliveriesIdAttemptsResponse;
   };
@@ -1169,8 +1210,8 @@ export interface Operations {
   getAdminDeliveriesIdAttempts: {
     method: 'GET';
     path: "/api/v1/admin/deliveries/{id}/attempts";
-    args: [id: string];
-    query: never;
+    args: [id: string, query?: GetAdminDeliveriesIdAttemptsQuery];
+    query: GetAdminDeliveriesIdAttemptsQuery;
     body: never;
     response: GetAdminDeliveriesIdAttemptsResponse;
   };
@@ -1237,7 +1278,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/events",
     pathParams: [],
-    query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","limit","offset"],
+    query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","limit","offset","cursor"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1255,7 +1296,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/contracts",
     pathParams: [],
-    query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","limit","offset"],
+    query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","limit","offset","cursor"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1291,7 +1332,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/signals",
     pathParams: [],
-    query: ["engine","min_score","ticker","since","available_from","available_to","limit","offset"],
+    query: ["engine","min_score","ticker","since","available_from","available_to","limit","offset","cursor"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1336,7 +1377,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/regimes",
     pathParams: [],
-    query: ["contract_id","dominant","limit"],
+    query: ["contract_id","dominant","limit","cursor"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1408,7 +1449,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/admin/unmatched-recipients",
     pathParams: [],
-    query: ["limit","offset"],
+    query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1417,7 +1458,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/webhooks",
     pathParams: [],
-    query: ["limit","offset"],
+    query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1453,7 +1494,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/webhooks/{id}/deliveries",
     pathParams: ["id"],
-    query: ["limit","offset","status"],
+    query: ["limit","offset","cursor","status"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1462,10 +1503,10 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/webhooks/deliveries/{id}/attempts",
     pathParams: ["id"],
-    query: [],
+    query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: null,
+    paging: 'pagination',
   },
   postWebhooksDeliveriesIdResend: {
     method: 'POST',
@@ -1480,7 +1521,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/admin/users/{id}/webhooks",
     pathParams: ["id"],
-    query: ["limit","offset"],
+    query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1516,7 +1557,7 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/admin/webhooks/{id}/deliveries",
     pathParams: ["id"],
-    query: ["limit","offset","status"],
+    query: ["limit","offset","cursor","status"],
     body: 'none',
     response: 'json',
     paging: 'pagination',
@@ -1525,10 +1566,10 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/admin/deliveries/{id}/attempts",
     pathParams: ["id"],
-    query: [],
+    query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: null,
+    paging: 'pagination',
   },
   postAdminDeliveriesIdResend: {
     method: 'POST',

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import type { JsonList } from '../store/json.ts';
+import type { Pagination } from './paging.ts';
 
 /**
  * Sends JSON text the database wrote (src/store/json.ts) as the body, as it is. Fastify serializes only
@@ -11,5 +12,5 @@ export async function sendJson(reply: FastifyReply, json: string): Promise<void>
 }
 
 /** A list endpoint's body (schema `…List`): its items as written, and the page they are. */
-export const pageJson = (list: JsonList, limit: number, offset: number): string =>
-  `{"data":${list.json},"pagination":{"limit":${limit},"offset":${offset},"count":${list.count}}}`;
+export const pageJson = (list: JsonList, pagination: Pagination): string =>
+  `{"data":${list.json},"pagination":${JSON.stringify(pagination)}}`;

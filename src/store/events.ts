@@ -2,6 +2,15 @@ import type { ContractDto, SignalDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
 import { type JsonList, jsonArray, jsonInteger, jsonList, jsonObject, jsonString } from './json.ts';
 import {
+  addAfter,
+  type JsonPage,
+  jsonPage,
+  jsonPageColumns,
+  KEYSETS,
+  orderBy,
+  type Position,
+} from './keyset.ts';
+import {
   CONTRACT_COLUMNS,
   CONTRACT_JSON,
   type ContractRow,
@@ -12,6 +21,7 @@ import {
   toSignal,
   widened,
 } from './rows.ts';
+import { Where } from './where.ts';
 
 export interface EventFilter {
   engine: string;
@@ -26,28 +36,8 @@ export interface EventFilter {
   availableTo?: string;
   limit: number;
   offset: number;
-}
-
-/** Collects WHERE clauses with numbered parameters. */
-export class Where {
-  readonly clauses: string[] = [];
-  readonly params: unknown[] = [];
-
-  add(clause: (placeholder: string) => string, value: unknown): this {
-    if (value === undefined) return this;
-    this.params.push(value);
-    this.clauses.push(clause(`$${this.params.length}`));
-    return this;
-  }
-
-  next(value: unknown): string {
-    this.params.push(value);
-    return `$${this.params.length}`;
-  }
-
-  sql(): string {
-    return this.clauses.length ? `WHERE ${this.clauses.join(' AND ')}` : '';
-  }
+  /** Continue strictly after this position of the list's order (keyset paging). */
+  after?: Position;
 }
 
 const LATEST_SIGNAL = (engine: string) => `LEFT JOIN LATERAL (
@@ -59,16 +49,16 @@ const LATEST_SIGNAL = (engine: string) => `LEFT JOIN LATERAL (
  * The events page's items, contracts newest award first each with its latest signal of the engine, as the
  * API's JSON (schema `EventItem`).
  */
-export async function eventsJson(db: Queryable, filter: EventFilter): Promise<JsonList> {
-  const page = eventPage(filter);
+export async function eventsJson(db: Queryable, filter: EventFilter): Promise<JsonPage> {
+  // One row past the page tells whether another page follows.
+  const page = eventPage({ ...filter, limit: filter.limit + 1 });
+  const limit = `$${page.params.push(filter.limit)}::int`;
   const item = eventItemJson(filter.withRationale);
-  const rows = await db.query<JsonList>(
-    prepared(
-      `SELECT ${jsonArray(item, 'c.award_date DESC, c.id DESC')} AS json, count(*)::int AS count ${page.from}`,
-    ),
+  const rows = await db.query<JsonList & { next: string | null }>(
+    prepared(`SELECT ${jsonPageColumns(item, KEYSETS.events, limit)} ${page.from}`),
     page.params,
   );
-  return widened(jsonList(rows), filter.withRationale);
+  return widened(jsonPage(rows), filter.withRationale);
 }
 
 /** One item of the events list (schema `EventItem`) as JSON text, from `c` and its latest signal `s`. */
@@ -96,12 +86,13 @@ export function eventPage(filter: Omit<EventFilter, 'withRationale' | 'limit'> &
     .add((p) => `c.available_at >= ${p}::timestamptz`, filter.availableFrom)
     .add((p) => `c.available_at <= ${p}::timestamptz`, filter.availableTo);
   where.clauses.unshift('c.ticker IS NOT NULL');
+  addAfter(where, KEYSETS.events, filter.after);
   const engine = where.next(filter.engine);
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
   return {
     from: `FROM (SELECT c.* FROM contracts c ${where.sql()}
-           ORDER BY c.award_date DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}) c
+           ORDER BY ${orderBy(KEYSETS.events)} LIMIT ${limit} OFFSET ${offset}) c
      ${LATEST_SIGNAL(engine)}`,
     params: where.params,
   };

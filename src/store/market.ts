@@ -1,7 +1,6 @@
 import { type Candle, type Company, REGIME_NAMES } from '../domain/types.ts';
 import type { CandleDto, ContractDto, RegimeDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
-import { Where } from './events.ts';
 import {
   type JsonList,
   jsonArray,
@@ -11,7 +10,17 @@ import {
   jsonObject,
   jsonString,
 } from './json.ts';
+import {
+  addAfter,
+  type JsonPage,
+  jsonPage,
+  jsonPageColumns,
+  KEYSETS,
+  orderBy,
+  type Position,
+} from './keyset.ts';
 import { CONTRACT_COLUMNS, type ContractRow, toContract } from './rows.ts';
+import { Where } from './where.ts';
 
 /** No company stored: the demo data (or any import) has never run. */
 export async function isEmpty(db: Queryable): Promise<boolean> {
@@ -155,32 +164,37 @@ export interface RegimeFilter {
   contractId?: string;
   dominant?: string;
   limit: number;
+  /** Continue strictly after this position of the list's order (keyset paging). */
+  after?: Position;
 }
 
 /**
  * Regimes newest first as the API's JSON (schema `Regime`). A regime is its award date's (the regimes
  * view, migration 008), so a page repeats a few market states: each distinct one is written once.
  */
-export async function regimesJson(db: Queryable, filter: RegimeFilter): Promise<JsonList> {
+export async function regimesJson(db: Queryable, filter: RegimeFilter): Promise<JsonPage> {
   const where = new Where()
-    .add((p) => `contract_id = ${p}`, filter.contractId)
-    .add((p) => `dominant = ${p}`, filter.dominant);
-  const limit = where.next(filter.limit);
-  const rows = await db.query<JsonList>(
+    .add((p) => `r.contract_id = ${p}`, filter.contractId)
+    .add((p) => `r.dominant = ${p}`, filter.dominant);
+  addAfter(where, KEYSETS.regimes, filter.after);
+  // One row past the page tells whether another page follows.
+  const more = where.next(filter.limit + 1);
+  const limit = `${where.next(filter.limit)}::int`;
+  const rows = await db.query<JsonList & { next: string | null }>(
     prepared(`WITH page AS MATERIALIZED (
-       SELECT contract_id, ticker, as_of, benchmark, dominant, scores, features, engine_version FROM regimes
-       ${where.sql()} ORDER BY as_of DESC, contract_id DESC LIMIT ${limit}
+       SELECT r.contract_id, r.ticker, r.as_of, r.benchmark, r.dominant, r.scores, r.features, r.engine_version
+       FROM regimes r ${where.sql()} ORDER BY ${orderBy(KEYSETS.regimes)} LIMIT ${more}
      ), state AS MATERIALIZED (
        SELECT m.scores, m.features, ${SCORES_JSON} AS scores_json, ${FEATURES_JSON} AS features_json
        FROM (SELECT DISTINCT scores, features FROM page) m
        CROSS JOIN LATERAL jsonb_to_record(m.scores)
          AS sc(risk_on float8, risk_off float8, high_volatility float8, range_bound float8)
      )
-     SELECT ${jsonArray(REGIME_JSON, 'r.as_of DESC, r.contract_id DESC')} AS json, count(*)::int AS count
+     SELECT ${jsonPageColumns(REGIME_JSON, KEYSETS.regimes, limit)}
      FROM page r JOIN state m ON m.scores = r.scores AND m.features = r.features`),
     where.params,
   );
-  return jsonList(rows);
+  return jsonPage(rows);
 }
 
 /** `scores` in the schema's key order. */

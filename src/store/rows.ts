@@ -249,8 +249,8 @@ export function widenRationales(json: string): string {
 }
 
 /** A list whose signals carry their stored rationale, widened; the others as they are. */
-export const widened = (list: JsonList, withRationale: boolean): JsonList =>
-  withRationale ? { json: widenRationales(list.json), count: list.count } : list;
+export const widened = <T extends JsonList>(list: T, withRationale: boolean): T =>
+  withRationale ? { ...list, json: widenRationales(list.json) } : list;
 
 /** The index after the string opening at `open`. */
 function stringEnd(json: string, open: number): number {

@@ -1,7 +1,15 @@
 import type { SignalDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
-import { Where } from './events.ts';
-import { type JsonList, jsonArray, jsonList } from './json.ts';
+import type { JsonList } from './json.ts';
+import {
+  addAfter,
+  type JsonPage,
+  jsonPage,
+  jsonPageColumns,
+  KEYSETS,
+  orderBy,
+  type Position,
+} from './keyset.ts';
 import {
   CONTRACT_COLUMNS,
   CONTRACT_JSON,
@@ -13,6 +21,7 @@ import {
   toSignal,
   widened,
 } from './rows.ts';
+import { Where } from './where.ts';
 
 export interface SignalFilter {
   engine: string;
@@ -25,6 +34,8 @@ export interface SignalFilter {
   availableTo?: string;
   limit: number;
   offset: number;
+  /** Continue strictly after this position of the list's order (keyset paging). */
+  after?: Position;
 }
 
 /** The leading key of the signals list's indexes: must match migration 011's expression exactly. */
@@ -34,16 +45,16 @@ const ENGINE_HASH = (name: string, version: string) => `hashtext(${name} || '@' 
  * Signals of one engine version, best first, each with its contract, as the API's JSON (schema
  * `SignalItem`).
  */
-export async function signalsJson(db: Queryable, filter: SignalFilter): Promise<JsonList> {
-  const page = signalPage(filter);
+export async function signalsJson(db: Queryable, filter: SignalFilter): Promise<JsonPage> {
+  // One row past the page tells whether another page follows.
+  const page = signalPage({ ...filter, limit: filter.limit + 1 });
+  const limit = `$${page.params.push(filter.limit)}::int`;
   const item = signalItemJson(filter.withRationale);
-  const rows = await db.query<JsonList>(
-    prepared(
-      `SELECT ${jsonArray(item, 's.signal_score DESC, s.computed_at DESC, s.id')} AS json, count(*)::int AS count ${page.from}`,
-    ),
+  const rows = await db.query<JsonList & { next: string | null }>(
+    prepared(`SELECT ${jsonPageColumns(item, KEYSETS.signals, limit)} ${page.from}`),
     page.params,
   );
-  return widened(jsonList(rows), filter.withRationale);
+  return widened(jsonPage(rows), filter.withRationale);
 }
 
 /** One item of the signals list (schema `SignalItem`) as JSON text, from the signal `s` and its contract `c`. */
@@ -80,11 +91,12 @@ export function signalPage(
         `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.available_at <= ${p}::timestamptz)`,
       filter.availableTo,
     );
+  addAfter(where, KEYSETS.signals, filter.after);
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
   return {
     from: `FROM (SELECT s.* FROM signals s ${where.sql()}
-           ORDER BY s.signal_score DESC, s.computed_at DESC, s.id LIMIT ${limit} OFFSET ${offset}) s
+           ORDER BY ${orderBy(KEYSETS.signals)} LIMIT ${limit} OFFSET ${offset}) s
      JOIN contracts c ON c.id = s.contract_id`,
     params: where.params,
   };

@@ -1,5 +1,7 @@
 /** The curation list of recipients no ticker was found for. */
 import type { Queryable } from './db.ts';
+import { addAfter, KEYSETS, orderBy, type Position, positionJson, type RowPage, rowPage } from './keyset.ts';
+import { Where } from './where.ts';
 
 export interface UnmatchedRecipient {
   name_norm: string;
@@ -8,16 +10,23 @@ export interface UnmatchedRecipient {
   total_value: number;
 }
 
-/** Largest total value first. */
-export function listUnmatched(
+/**
+ * Largest total value first. A later ingest raises a name's total, moving it up the list: a page read
+ * after that, by offset or from a position, may repeat or miss a name that moved.
+ */
+export async function listUnmatched(
   db: Queryable,
-  page: { limit: number; offset: number },
-): Promise<UnmatchedRecipient[]> {
-  return db.query<UnmatchedRecipient>(
-    `SELECT name_norm, sample_name, award_count, total_value FROM unmatched_recipients
-     ORDER BY total_value DESC, name_norm LIMIT $1 OFFSET $2`,
-    [page.limit, page.offset],
+  page: { limit: number; offset: number; after?: Position },
+): Promise<RowPage<UnmatchedRecipient>> {
+  const where = new Where();
+  addAfter(where, KEYSETS.unmatched, page.after);
+  const rows = await db.query<UnmatchedRecipient & { position: string }>(
+    `SELECT u.name_norm, u.sample_name, u.award_count, u.total_value, ${positionJson(KEYSETS.unmatched)} AS position
+     FROM unmatched_recipients u ${where.sql()} ORDER BY ${orderBy(KEYSETS.unmatched)}
+     LIMIT ${where.next(page.limit + 1)} OFFSET ${where.next(page.offset)}`,
+    where.params,
   );
+  return rowPage(rows, page.limit);
 }
 
 /** Adds newly stored awards' counts and values to their names' rows. */

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Plan } from '../domain/plans.ts';
 import type { Db, Queryable } from './db.ts';
+import { addAfter, KEYSETS, orderBy, type Position, positionJson, type RowPage, rowPage } from './keyset.ts';
+import { Where } from './where.ts';
 
 /** SQL of webhooks, their deliveries (the outbox) and attempts. */
 
@@ -64,6 +66,8 @@ export interface Attempt {
 export interface Page {
   limit: number;
   offset: number;
+  /** Continue strictly after this position of the list's order (keyset paging). */
+  after?: Position;
 }
 
 export const WEBHOOK_STATES = ['active', 'failing', 'suspended', 'deleted'] as const;
@@ -133,12 +137,16 @@ export async function getWebhook(db: Queryable, id: string, owner: string | null
 }
 
 /** A user's active webhooks, oldest first. */
-export async function listWebhooks(db: Queryable, userId: string, page: Page): Promise<Webhook[]> {
-  return db.query<Webhook>(
-    `SELECT ${WEBHOOK_COLUMNS} FROM webhooks w WHERE w.user_id = $1 AND w.disabled_at IS NULL
-     ORDER BY w.created_at, w.id LIMIT $2 OFFSET $3`,
-    [userId, page.limit, page.offset],
+export async function listWebhooks(db: Queryable, userId: string, page: Page): Promise<RowPage<Webhook>> {
+  const where = new Where().add((p) => `w.user_id = ${p}`, userId);
+  where.clauses.push('w.disabled_at IS NULL');
+  addAfter(where, KEYSETS.webhooks, page.after);
+  const rows = await db.query<Webhook & { position: string }>(
+    `SELECT ${WEBHOOK_COLUMNS}, ${positionJson(KEYSETS.webhooks)} AS position FROM webhooks w ${where.sql()}
+     ORDER BY ${orderBy(KEYSETS.webhooks)} LIMIT ${where.next(page.limit + 1)} OFFSET ${where.next(page.offset)}`,
+    where.params,
   );
+  return rowPage(rows, page.limit);
 }
 
 /**
@@ -168,17 +176,23 @@ export async function disableWebhook(
   return webhook;
 }
 
+/** A webhook's deliveries, newest first. */
 export async function listDeliveries(
   db: Queryable,
   webhookId: string,
   filter: Page & { status?: DeliveryStatus },
-): Promise<Delivery[]> {
-  return db.query<Delivery>(
-    `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries d
-     WHERE d.webhook_id = $1 AND ($2::text IS NULL OR d.status = $2)
-     ORDER BY d.created_at DESC, d.id DESC LIMIT $3 OFFSET $4`,
-    [webhookId, filter.status ?? null, filter.limit, filter.offset],
+): Promise<RowPage<Delivery>> {
+  const where = new Where()
+    .add((p) => `d.webhook_id = ${p}`, webhookId)
+    .add((p) => `d.status = ${p}`, filter.status);
+  addAfter(where, KEYSETS.deliveries, filter.after);
+  const rows = await db.query<Delivery & { position: string }>(
+    `SELECT ${DELIVERY_COLUMNS}, ${positionJson(KEYSETS.deliveries)} AS position FROM webhook_deliveries d
+     ${where.sql()} ORDER BY ${orderBy(KEYSETS.deliveries)}
+     LIMIT ${where.next(filter.limit + 1)} OFFSET ${where.next(filter.offset)}`,
+    where.params,
   );
+  return rowPage(rows, filter.limit);
 }
 
 /** A delivery; with `owner`, only when that user owns its webhook. */
@@ -201,13 +215,29 @@ export async function getDelivery(
   );
 }
 
+const ATTEMPT_COLUMNS =
+  'a.id, a.delivery_id, a.series, a.attempt_no, a.started_at, a.duration_ms, a.status_code, a.error';
+
 /** Every attempt of every series, in order. */
 export async function listAttempts(db: Queryable, deliveryId: string): Promise<Attempt[]> {
   return db.query<Attempt>(
-    `SELECT id, delivery_id, series, attempt_no, started_at, duration_ms, status_code, error
-     FROM webhook_attempts WHERE delivery_id = $1 ORDER BY series, attempt_no`,
+    `SELECT ${ATTEMPT_COLUMNS} FROM webhook_attempts a WHERE a.delivery_id = $1
+     ORDER BY ${orderBy(KEYSETS.attempts)}`,
     [deliveryId],
   );
+}
+
+/** A page of a delivery's attempts, every series, in order. */
+export async function attemptsPage(db: Queryable, deliveryId: string, page: Page): Promise<RowPage<Attempt>> {
+  const where = new Where().add((p) => `a.delivery_id = ${p}`, deliveryId);
+  addAfter(where, KEYSETS.attempts, page.after);
+  const rows = await db.query<Attempt & { position: string }>(
+    `SELECT ${ATTEMPT_COLUMNS}, ${positionJson(KEYSETS.attempts)} AS position FROM webhook_attempts a
+     ${where.sql()} ORDER BY ${orderBy(KEYSETS.attempts)}
+     LIMIT ${where.next(page.limit + 1)} OFFSET ${where.next(page.offset)}`,
+    where.params,
+  );
+  return rowPage(rows, page.limit);
 }
 
 /**

@@ -3,7 +3,10 @@ import { PLAN_LIMITS } from '../domain/plans.ts';
 import { webhookErrors as errors } from '../services/errors.ts';
 import { getUser } from '../store/accounts.ts';
 import type { Db } from '../store/db.ts';
+import type { RowPage } from '../store/keyset.ts';
 import {
+  type Attempt,
+  attemptsPage,
   countActiveWebhooks,
   countSuspended,
   type Delivery,
@@ -13,7 +16,6 @@ import {
   getDelivery,
   getWebhook,
   insertWebhook,
-  listAttempts,
   listDeliveries,
   listWebhooks,
   notifyDue,
@@ -74,10 +76,14 @@ export async function countSuspendedWebhooks(db: Db, userId: string): Promise<nu
 }
 
 /** A user's active webhooks; an unknown user is "not found", as when creating one for them. */
-export async function userWebhooks(ctx: WebhookContext, userId: string, page: Page): Promise<Webhook[]> {
+export async function userWebhooks(
+  ctx: WebhookContext,
+  userId: string,
+  page: Page,
+): Promise<RowPage<Webhook>> {
   const webhooks = await listWebhooks(ctx.db, userId, page);
   // Only an empty page can hide an unknown user: a webhook's user exists (foreign key).
-  if (webhooks.length === 0 && !(await getUser(ctx.db, userId))) throw errors.userNotFound(userId);
+  if (webhooks.rows.length === 0 && !(await getUser(ctx.db, userId))) throw errors.userNotFound(userId);
   return webhooks;
 }
 
@@ -108,16 +114,21 @@ export async function webhookDeliveries(
   webhookId: string,
   owner: string | null,
   filter: Page & { status?: DeliveryStatus },
-): Promise<Delivery[]> {
+): Promise<RowPage<Delivery>> {
   const webhook = await getWebhook(ctx.db, webhookId, owner);
   if (!webhook) throw errors.webhookNotFound(webhookId);
   return listDeliveries(ctx.db, webhookId, filter);
 }
 
-export async function deliveryAttempts(ctx: WebhookContext, deliveryId: string, owner: string | null) {
+export async function deliveryAttempts(
+  ctx: WebhookContext,
+  deliveryId: string,
+  owner: string | null,
+  page: Page,
+): Promise<RowPage<Attempt>> {
   const delivery = await getDelivery(ctx.db, deliveryId, owner);
   if (!delivery) throw errors.deliveryNotFound(deliveryId);
-  return listAttempts(ctx.db, deliveryId);
+  return attemptsPage(ctx.db, deliveryId, page);
 }
 
 /**

@@ -15,7 +15,7 @@ interface EventPage {
     };
     signal: { engine_name: string; signal_score: number; rationale?: unknown } | null;
   }[];
-  pagination: { limit: number; offset: number; count: number };
+  pagination: { limit: number; offset: number; count: number; next_cursor: string | null };
 }
 
 let db: Db;
@@ -40,7 +40,9 @@ describe('GET /api/v1/events', () => {
   test('defaults to 50 events, newest award first, each with its default-engine signal', async () => {
     const { status, body } = await getJson<EventPage>(client, '/api/v1/events');
     assert.equal(status, 200);
-    assert.deepEqual(body.pagination, { limit: 50, offset: 0, count: 50 });
+    const { next_cursor, ...page } = body.pagination;
+    assert.deepEqual(page, { limit: 50, offset: 0, count: 50 });
+    assert.equal(typeof next_cursor, 'string', 'more events follow');
     assertNewestFirst(body);
     for (const item of body.data) {
       assert.match(item.contract.id, /^CONT_AWD_/);
@@ -57,7 +59,9 @@ describe('GET /api/v1/events', () => {
       second.body.data.map((d) => d.contract.id),
       first.body.data.slice(5).map((d) => d.contract.id),
     );
-    assert.deepEqual(second.body.pagination, { limit: 5, offset: 5, count: 5 });
+    const { next_cursor, ...page } = second.body.pagination;
+    assert.deepEqual(page, { limit: 5, offset: 5, count: 5 });
+    assert.equal(typeof next_cursor, 'string');
   });
 
   test('filters by ticker (case-insensitive), agency, classification and date range', async () => {

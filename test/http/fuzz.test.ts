@@ -17,6 +17,7 @@ import { TargetPolicy } from '../../src/webhooks/target.ts';
 import { closeApp, type Envelope, makeKey, testApp } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 import {
+  HOSTILE_CURSORS,
   hostileRecords,
   isTyped,
   JSON_VALUES,
@@ -205,6 +206,12 @@ async function fuzzParameter(target: Target, param: Parameter): Promise<string[]
     // A path value that is not even valid percent-encoding is refused before any route is chosen.
     const named = mustRefuse(param.schema, v.value) && !(param.in === 'path' && v.value === null);
     problems.push(...check(res, `${param.in} ${param.name}=${v.label}`, named ? param.name : undefined));
+  }
+  if (param.in === 'query' && param.name === 'cursor') {
+    for (const cursor of HOSTILE_CURSORS) {
+      const res = await send({ target, query: `cursor=${cursor}` });
+      problems.push(...check(res, `cursor ${cursor.slice(0, 40)}`, 'cursor'));
+    }
   }
   if (param.in === 'query') {
     const sample = encodeURIComponent(querySample(param));

@@ -10,7 +10,7 @@ import type { Db } from '../../src/store/db.ts';
 import { encodeRationale } from '../../src/store/rows.ts';
 import { closeApp, type Injector, keyedClient, makeKey, testApp, withKey } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
-import { legacyBodies } from '../support/legacy-lists.ts';
+import { legacyBodies, NEXT_PAGE } from '../support/legacy-lists.ts';
 
 const EDGE = [
   'CONT_AWD_EDGE1_9700_-NONE-_-NONE-',
@@ -208,8 +208,10 @@ describe('the list endpoints write the JSON the object path wrote', () => {
         const res = await client.inject(url);
         assert.equal(res.statusCode, 200, res.body);
         const expected = await legacy.body(url, plan);
-        assert.deepEqual(JSON.parse(res.body), JSON.parse(expected.body));
-        assert.equal(res.body, expected.body, 'the same bytes');
+        // The reference knows whether a page follows, not the cursor's text (test/http/cursor-paging.test.ts).
+        const body = res.body.replace(/"next_cursor":"[A-Za-z0-9_-]+"/, `"next_cursor":"${NEXT_PAGE}"`);
+        assert.deepEqual(JSON.parse(body), JSON.parse(expected.body));
+        assert.equal(body, expected.body, 'the same bytes');
         assert.equal(res.headers['content-type'], expected.contentType);
       });
     }
@@ -275,8 +277,8 @@ describe('the list endpoints send the JSON the database wrote, as it is', () => 
     const lists: Db = {
       ...db,
       query: async <T>(text: string, params?: readonly unknown[]) =>
-        text.includes(' AS json, count(*)::int AS count')
-          ? ([{ json: written, count: 1 }] as T[])
+        text.includes(' AS json,')
+          ? ([{ json: written, count: 1, next: null }] as T[])
           : db.query<T>(text, params),
     };
     app = await testApp(lists);
@@ -285,7 +287,7 @@ describe('the list endpoints send the JSON the database wrote, as it is', () => 
   after(() => closeApp(app, db));
 
   const page = (limit: number, offset: number) =>
-    `{"data":${written},"pagination":{"limit":${limit},"offset":${offset},"count":1}}`;
+    `{"data":${written},"pagination":{"limit":${limit},"offset":${offset},"count":1,"next_cursor":null}}`;
   for (const [url, body] of [
     ['/api/v1/events?limit=7&offset=2', page(7, 2)],
     ['/api/v1/contracts', page(50, 0)],

@@ -184,10 +184,12 @@ describe('GET /api/v1/regimes and /api/v1/predictions', () => {
   test('lists regimes newest first, filters by dominant and contract, has no offset', async () => {
     const { body } = await getJson<{
       data: { dominant: string; contract_id: string; as_of: string }[];
-      pagination: unknown;
+      pagination: { next_cursor: unknown };
     }>(client, '/api/v1/regimes');
     assert.equal(body.data.length, 50);
-    assert.deepEqual(body.pagination, { limit: 50, offset: 0, count: 50 });
+    const { next_cursor, ...page } = body.pagination;
+    assert.deepEqual(page, { limit: 50, offset: 0, count: 50 });
+    assert.equal(typeof next_cursor, 'string');
     const dominant = body.data[0]?.dominant ?? 'risk_on';
     const filtered = await getJson<{ data: { dominant: string }[] }>(
       client,

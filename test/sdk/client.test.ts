@@ -31,7 +31,9 @@ describe('reads', () => {
     assert.equal(beforeAny, null);
     const page = await sdk.events.list({ ticker: 'lmt', limit: 3 });
     assert.equal(page.data.length, 3);
-    assert.deepEqual(page.pagination, { limit: 3, offset: 0, count: 3 });
+    const { next_cursor: nextCursor, ...pagination } = page.pagination;
+    assert.deepEqual(pagination, { limit: 3, offset: 0, count: 3 });
+    assert.equal(typeof nextCursor, 'string', 'more LMT events follow: a cursor to them');
     for (const event of page.data) assert.equal(event.contract.ticker, 'LMT');
     assert.ok(sdk.rateLimit);
     assert.equal(sdk.rateLimit.limit, 3000);
@@ -81,7 +83,7 @@ describe('exports', () => {
 });
 
 describe('iterators', () => {
-  test('events.iterate walks offset pages to the end: the same events, in order, as one big page', async () => {
+  test('events.iterate follows next_cursor to the end: the same events, in order, as one big page', async () => {
     const sdk = client();
     const all = (await sdk.events.list({ ticker: 'LMT', limit: 200 })).data;
     const boundary = all[44]?.contract.award_date;
@@ -102,14 +104,12 @@ describe('iterators', () => {
       walked,
       expected.map((e) => e.contract.id),
     );
-    assert.equal(
-      calls.length,
-      Math.floor(expected.length / 20) + 1,
-      'one request per page, the last one short',
-    );
+    assert.equal(calls.length, Math.ceil(expected.length / 20), 'one request per page, none after the last');
+    const params = calls.map((c) => new URL(c.url).searchParams);
+    assert.ok(params.every((p) => p.get('offset') === null && p.get('ticker') === 'LMT'));
     assert.deepEqual(
-      calls.map((c) => new URL(c.url).searchParams.get('offset')),
-      calls.map((_, i) => (i === 0 ? null : String(i * 20))),
+      params.map((p) => p.has('cursor')),
+      calls.map((_, i) => i > 0),
     );
   });
 

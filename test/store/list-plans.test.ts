@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { ENGINES } from '../../src/domain/engines/index.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
+import { eventsJson } from '../../src/store/events.ts';
 import { type SignalFilter, signalsJson } from '../../src/store/signals.ts';
 import { joinIds, storedContractsAmong } from '../../src/store/writes.ts';
 import { seededDb } from '../support/db.ts';
@@ -56,6 +57,41 @@ describe('the signals list reads its indexes in order', () => {
   test('by ticker: signals_by_ticker, no sort', async () => {
     const [plan] = await plansOf(db, (q) => signalsJson(q, filter({ ticker: 'LMT' })));
     assert.match(plan ?? '', /Index Scan using signals_by_ticker on signals/);
+    assert.doesNotMatch(plan ?? '', /Sort Key: s\.signal_score/);
+  });
+});
+
+describe('a cursor page enters the list index at its position', () => {
+  let db: Db;
+  before(async () => {
+    db = await seededDb();
+  });
+  after(async () => db.close());
+
+  const engine = ENGINES[0];
+  const events = { engine: engine?.name ?? '', withRationale: false, limit: 20, offset: 0 };
+
+  test('events: the row comparison is the index condition, no sort', async () => {
+    for (const [ticker, index] of [
+      [undefined, 'contracts_events'],
+      ['LMT', 'contracts_by_ticker'],
+    ] as const) {
+      const { next } = await eventsJson(db, { ...events, ticker });
+      assert.ok(next);
+      const [plan] = await plansOf(db, (q) => eventsJson(q, { ...events, ticker, after: next }));
+      assert.match(plan ?? '', new RegExp(`Index Scan using ${index} on contracts`));
+      assert.match(plan ?? '', /Index Cond: .*ROW\(award_date, id\) < ROW\(/);
+      assert.doesNotMatch(plan ?? '', /Sort Key: c\.award_date/);
+    }
+  });
+
+  test('signals: score and time (descending) bound the index scan, the id breaks ties', async () => {
+    const signals = { ...events, engineVersion: engine?.version ?? '' };
+    const { next } = await signalsJson(db, signals);
+    assert.ok(next);
+    const [plan] = await plansOf(db, (q) => signalsJson(q, { ...signals, after: next }));
+    assert.match(plan ?? '', /Index Scan using signals_ranked on signals/);
+    assert.match(plan ?? '', /Index Cond: .*ROW\(signal_score, computed_at\) <= ROW\(/);
     assert.doesNotMatch(plan ?? '', /Sort Key: s\.signal_score/);
   });
 });

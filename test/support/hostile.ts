@@ -79,6 +79,41 @@ export const URL_VALUES: UrlValue[] = [
   plain('../../etc/passwd'),
 ];
 
+const base64url = (text: string) => Buffer.from(text).toString('base64url');
+
+/**
+ * `cursor` values the API never issued, each already URL-safe: text of the right alphabet that is not
+ * base64url of JSON, JSON of the wrong shape, and well-formed cursors of every list holding values of
+ * the wrong type, out of range, with NUL or huge. Every one is a 400 naming `cursor`.
+ */
+export const HOSTILE_CURSORS: string[] = [
+  'AAAA',
+  'A',
+  'x'.repeat(1024),
+  base64url('x'.repeat(800)),
+  base64url('null'),
+  base64url('{"v":1}'),
+  base64url('[1,"events"'),
+  base64url('\u0000'),
+  `${base64url('[1,"events","",[]]')}-`,
+  ...['events', 'signals', 'regimes', 'webhooks', 'deliveries', 'attempts', 'unmatched'].flatMap((list) =>
+    [
+      [],
+      ['2024-02-30', 'x'],
+      ['0000-01-01', 'x'],
+      ['99999999999999999999', 'x', 'y'],
+      ['2024-03-01T24:00:00.000000Z', '00000000-0000-4000-8000-000000000000'],
+      [1, 2],
+      [null, { a: [] }],
+      ['x\u0000', 'x\u0000', 'x\u0000'],
+      ['\ud800', '\ud800', '\ud800'],
+    ].flatMap((position) => [
+      base64url(JSON.stringify([1, list, '', position])),
+      base64url(JSON.stringify([2, list, '', position])),
+    ]),
+  ),
+];
+
 /**
  * Request bodies are sent as raw JSON text, so values JSON.stringify cannot produce (1e309 parses to
  * Infinity) still reach the server.

@@ -18,7 +18,7 @@ import {
   SignalList,
 } from '../../src/http/schemas/resources.ts';
 import type { Queryable } from '../../src/store/db.ts';
-import { type EventFilter, eventPage, Where } from '../../src/store/events.ts';
+import { type EventFilter, eventPage } from '../../src/store/events.ts';
 import { candlePage } from '../../src/store/market.ts';
 import {
   CONTRACT_COLUMNS,
@@ -29,6 +29,7 @@ import {
   toSignal,
 } from '../../src/store/rows.ts';
 import { type SignalFilter, signalPage } from '../../src/store/signals.ts';
+import { Where } from '../../src/store/where.ts';
 
 async function listEvents(
   db: Queryable,
@@ -86,6 +87,9 @@ async function listRegimes(
   );
 }
 
+/** What the reference writes for `next_cursor` when a page follows. */
+export const NEXT_PAGE = 'NEXT_PAGE';
+
 /** The old handlers' objects for a valid list URL, with the response schema they were serialized by. */
 async function legacyObjects(
   db: Queryable,
@@ -104,7 +108,13 @@ async function legacyObjects(
     if (!found) throw new Error(`unknown engine in ${url}`);
     return found;
   })();
-  const pagination = (count: number, at = offset) => ({ limit, offset: at, count });
+  // One row past the page says whether another follows; the cursor's text is not the reference's to know.
+  const pagination = (rows: unknown[], at = offset) => ({
+    limit,
+    offset: at,
+    count: Math.min(rows.length, limit),
+    next_cursor: rows.length > limit ? NEXT_PAGE : null,
+  });
   if (pathname === '/api/v1/events' || pathname === '/api/v1/contracts') {
     const data = await listEvents(db, {
       engine: engine.name,
@@ -114,14 +124,14 @@ async function legacyObjects(
       classification: text('classification'),
       from: text('from'),
       to: text('to'),
-      limit,
+      limit: limit + 1,
       offset,
     });
-    const items = data.map((item) => ({
+    const items = data.slice(0, limit).map((item) => ({
       ...item,
       signal: item.signal && visible(item.signal, withRationale),
     }));
-    return { schema: EventList, value: { data: items, pagination: pagination(items.length) } };
+    return { schema: EventList, value: { data: items, pagination: pagination(data) } };
   }
   if (pathname === '/api/v1/signals') {
     const data = await listSignals(db, {
@@ -131,19 +141,21 @@ async function legacyObjects(
       minScore: int('min_score'),
       ticker: text('ticker')?.toUpperCase(),
       since: text('since'),
-      limit,
+      limit: limit + 1,
       offset,
     });
-    const items = data.map(({ signal, contract }) => ({ signal: visible(signal, withRationale), contract }));
-    return { schema: SignalList, value: { data: items, pagination: pagination(items.length) } };
+    const items = data
+      .slice(0, limit)
+      .map(({ signal, contract }) => ({ signal: visible(signal, withRationale), contract }));
+    return { schema: SignalList, value: { data: items, pagination: pagination(data) } };
   }
   if (pathname === '/api/v1/regimes') {
     const data = await listRegimes(db, {
       contractId: text('contract_id'),
       dominant: text('dominant'),
-      limit,
+      limit: limit + 1,
     });
-    return { schema: RegimeList, value: { data, pagination: pagination(data.length, 0) } };
+    return { schema: RegimeList, value: { data: data.slice(0, limit), pagination: pagination(data, 0) } };
   }
   const candles = /^\/api\/v1\/market\/candles\/([^/]+)$/.exec(pathname);
   if (candles?.[1]) {

@@ -279,9 +279,13 @@ describe('admin webhook routes', () => {
       limit: 50,
       offset: 0,
       count: 1,
+      next_cursor: null,
     });
     const attempts = await admin.inject({ url: `/api/v1/admin/deliveries/${delivery.id}/attempts` });
-    assert.deepEqual(attempts.json(), { data: [] });
+    assert.deepEqual(attempts.json(), {
+      data: [],
+      pagination: { limit: 1000, offset: 0, count: 0, next_cursor: null },
+    });
     const early = await admin.inject({
       method: 'POST',
       url: `/api/v1/admin/deliveries/${delivery.id}/resend`,

@@ -22,7 +22,7 @@ const WebhookUrl = Type.Object(
 /** The signed-in user's webhooks, through the same service functions as the API. */
 export function registerWebhooks(app: App, { webhooks }: Services): void {
   app.get('/dashboard/api/webhooks', { config: access.user }, async (request) => ({
-    data: await userWebhooks(webhooks, signedIn(request).user.id, PAGE),
+    data: (await userWebhooks(webhooks, signedIn(request).user.id, PAGE)).rows,
   }));
   app.post(
     '/dashboard/api/webhooks',
@@ -50,7 +50,7 @@ export function registerWebhooks(app: App, { webhooks }: Services): void {
     '/dashboard/api/webhooks/:id/deliveries',
     { config: access.user, schema: { params: Id } },
     async (request) => ({
-      data: await webhookDeliveries(webhooks, request.params.id, signedIn(request).user.id, PAGE),
+      data: (await webhookDeliveries(webhooks, request.params.id, signedIn(request).user.id, PAGE)).rows,
     }),
   );
 }

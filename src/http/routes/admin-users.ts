@@ -1,14 +1,14 @@
 import { hashPassword } from '../../domain/passwords.ts';
 import { createAccount, issueKey } from '../../services/accounts.ts';
 import { setUserPlan } from '../../store/accounts.ts';
-import { createWebhook, userWebhooks } from '../../webhooks/service.ts';
+import { createWebhook } from '../../webhooks/service.ts';
 import { access, secret } from '../access.ts';
 import { errors } from '../errors.ts';
 import { NewKeyBody, NewKeyResponse, NewUserBody, PlanBody, UserResponse } from '../schemas/accounts.ts';
 import { errorResponses, IdParams, Query } from '../schemas/common.ts';
 import { NewWebhookResponse, PageQuery, WebhookBody, WebhookList } from '../schemas/webhooks.ts';
 import type { App, Handler, Services } from '../types.ts';
-import { page } from './webhooks.ts';
+import { webhooksOf } from './webhooks.ts';
 
 const createUserSchema = {
   tags: ['admin'],
@@ -83,7 +83,7 @@ export function registerAdminUserWebhooks(app: App, { webhooks }: Services): voi
   app.get(
     '/api/v1/admin/users/:id/webhooks',
     { config: access.admin, schema: webhooksSchema },
-    async (request) => page(await userWebhooks(webhooks, request.params.id, request.query), request.query),
+    (request, reply) => webhooksOf(webhooks, request.params.id, request, reply),
   );
 }
 

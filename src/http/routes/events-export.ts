@@ -8,7 +8,7 @@ import { EventItem } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
 import { EventQuery } from './events.ts';
 
-const { limit: _pageSize, offset: _pageStart, ...filters } = EventQuery.properties;
+const { limit: _pageSize, offset: _pageStart, cursor: _position, ...filters } = EventQuery.properties;
 
 const exportSchema = {
   tags: ['events'],

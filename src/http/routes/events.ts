@@ -2,11 +2,14 @@ import { Type } from 'typebox';
 import { CLASSIFICATION_LABELS } from '../../domain/types.ts';
 import { CONTRACT_SOURCES } from '../../shapes/resources.ts';
 import { eventsJson } from '../../store/events.ts';
+import { KEYSETS } from '../../store/keyset.ts';
 import { access, cached } from '../access.ts';
 import { showsRationale } from '../auth.ts';
 import { pageJson, sendJson } from '../json-body.ts';
+import { pageStart, pagination } from '../paging.ts';
 import { checkDateRange, pickEngine, upper } from '../params.ts';
 import {
+  Cursor,
   DateString,
   EngineParam,
   errorResponses,
@@ -43,6 +46,7 @@ export const EventQuery = Query({
   ),
   limit: Limit(200, 50),
   offset: Offset,
+  cursor: Type.Optional(Cursor),
 });
 
 const listSchema = {
@@ -62,6 +66,7 @@ export function listEvents({ db }: Services): Handler<typeof listSchema> {
     const q = request.query;
     checkDateRange(q.from, q.to);
     const engine = pickEngine(request, q.engine);
+    const after = pageStart(request, KEYSETS.events);
     const list = await eventsJson(db, {
       ...q,
       ticker: upper(q.ticker),
@@ -69,7 +74,8 @@ export function listEvents({ db }: Services): Handler<typeof listSchema> {
       availableTo: q.available_to,
       engine: engine.name,
       withRationale: showsRationale(request),
+      after,
     });
-    return sendJson(reply, pageJson(list, q.limit, q.offset));
+    return sendJson(reply, pageJson(list, pagination(request, reply, KEYSETS.events, list)));
   };
 }

@@ -8,7 +8,7 @@ import { SignalItem } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
 import { SignalQuery } from './signals.ts';
 
-const { limit: _pageSize, offset: _pageStart, ...filters } = SignalQuery.properties;
+const { limit: _pageSize, offset: _pageStart, cursor: _position, ...filters } = SignalQuery.properties;
 
 const exportSchema = {
   tags: ['signals'],

@@ -1,10 +1,12 @@
 import { Type } from 'typebox';
+import { KEYSETS } from '../../store/keyset.ts';
 import { signalsJson } from '../../store/signals.ts';
 import { access, cached } from '../access.ts';
 import { showsRationale } from '../auth.ts';
 import { pageJson, sendJson } from '../json-body.ts';
+import { pageStart, pagination } from '../paging.ts';
 import { pickEngine, upper } from '../params.ts';
-import { EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
+import { Cursor, EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
 import { SignalList } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
 
@@ -26,6 +28,7 @@ export const SignalQuery = Query({
   ),
   limit: Limit(200, 50),
   offset: Offset,
+  cursor: Type.Optional(Cursor),
 });
 
 const listSchema = {
@@ -43,6 +46,7 @@ function listSignals({ db }: Services): Handler<typeof listSchema> {
   return async (request, reply) => {
     const q = request.query;
     const engine = pickEngine(request, q.engine);
+    const after = pageStart(request, KEYSETS.signals);
     const list = await signalsJson(db, {
       engine: engine.name,
       withRationale: showsRationale(request),
@@ -54,7 +58,8 @@ function listSignals({ db }: Services): Handler<typeof listSchema> {
       availableTo: q.available_to,
       limit: q.limit,
       offset: q.offset,
+      after,
     });
-    return sendJson(reply, pageJson(list, q.limit, q.offset));
+    return sendJson(reply, pageJson(list, pagination(request, reply, KEYSETS.signals, list)));
   };
 }

@@ -1,4 +1,6 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { Static } from 'typebox';
+import { KEYSETS } from '../../store/keyset.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -11,6 +13,7 @@ import {
 } from '../../webhooks/service.ts';
 import { access, secret } from '../access.ts';
 import { errors } from '../errors.ts';
+import { pageStart, rowsBody } from '../paging.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
 import {
   NewWebhookResponse,
@@ -44,8 +47,8 @@ type One = typeof one;
  * (admin-webhooks.ts, admin-deliveries.ts) share their handlers to act on anyone's.
  */
 export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
-  app.get('/api/v1/webhooks', { config: access.read, schema: listSchema }, async (request) =>
-    page(await userWebhooks(ctx, keyOwner(request), request.query), request.query),
+  app.get('/api/v1/webhooks', { config: access.read, schema: listSchema }, (request, reply) =>
+    webhooksOf(ctx, keyOwner(request), request, reply),
   );
   app.post(
     '/api/v1/webhooks',
@@ -95,10 +98,16 @@ export type Owner = (request: FastifyRequest) => string | null;
 /** Anyone's webhook or delivery: the admin routes use the account routes' handlers with no owner to check. */
 export const anyone: Owner = () => null;
 
-export const page = <T>(data: T[], q: { limit: number; offset: number }) => ({
-  data,
-  pagination: { limit: q.limit, offset: q.offset, count: data.length },
-});
+/** A page of a user's webhooks, for the key owner's list and the admin's list of a user's. */
+export async function webhooksOf(
+  ctx: WebhookContext,
+  userId: string,
+  request: FastifyRequest<{ Querystring: Static<typeof PageQuery> }>,
+  reply: FastifyReply,
+) {
+  const page = { ...request.query, after: pageStart(request, KEYSETS.webhooks) };
+  return rowsBody(request, reply, KEYSETS.webhooks, await userWebhooks(ctx, userId, page));
+}
 
 export function handleDelete(ctx: WebhookContext, owner: Owner): Handler<One['delete']> {
   return async (request) => ({ webhook: await deleteWebhook(ctx, request.params.id, owner(request)) });
@@ -109,12 +118,19 @@ export function handleEnable(ctx: WebhookContext, owner: Owner): Handler<One['en
 }
 
 export function handleDeliveries(ctx: WebhookContext, owner: Owner): Handler<One['deliveries']> {
-  return async (request) =>
-    page(await webhookDeliveries(ctx, request.params.id, owner(request), request.query), request.query);
+  return async (request, reply) => {
+    const page = { ...request.query, after: pageStart(request, KEYSETS.deliveries) };
+    const deliveries = await webhookDeliveries(ctx, request.params.id, owner(request), page);
+    return rowsBody(request, reply, KEYSETS.deliveries, deliveries);
+  };
 }
 
 export function handleAttempts(ctx: WebhookContext, owner: Owner): Handler<One['attempts']> {
-  return async (request) => ({ data: await deliveryAttempts(ctx, request.params.id, owner(request)) });
+  return async (request, reply) => {
+    const page = { ...request.query, after: pageStart(request, KEYSETS.attempts) };
+    const attempts = await deliveryAttempts(ctx, request.params.id, owner(request), page);
+    return rowsBody(request, reply, KEYSETS.attempts, attempts);
+  };
 }
 
 export function handleResend(ctx: WebhookContext, owner: Owner): Handler<One['resend']> {

@@ -21,6 +21,14 @@ export const Offset = Type.Integer({
   description: 'Rows to skip (default 0).',
 });
 
+export const Cursor = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  pattern: '^[A-Za-z0-9_-]+$',
+  description:
+    "Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`.",
+});
+
 export const TickerParam = Type.String({
   pattern: '^[A-Za-z0-9.\\-]{1,10}$',
   description: 'Stock ticker (case-insensitive).',
@@ -40,6 +48,9 @@ export const Pagination = Type.Object(
     limit: Type.Integer(),
     offset: Type.Integer(),
     count: Type.Integer({ description: 'Number of items in this page.' }),
+    next_cursor: Type.Union([Type.String(), Type.Null()], {
+      description: 'Pass as `cursor` (with the same filters) for the next page; null when none follows.',
+    }),
   },
   { additionalProperties: false },
 );

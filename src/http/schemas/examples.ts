@@ -7,6 +7,8 @@
 import { signatureHeader } from '../../domain/signature.ts';
 import { type ServiceError, webhookErrors } from '../../services/errors.ts';
 import { deliveryBody } from '../../webhooks/outbox.ts';
+import { KEYSETS } from '../../store/keyset.ts';
+import { encodeCursor, filterDigest } from '../cursor.ts';
 import { ApiError, errors } from '../errors.ts';
 
 const CONTRACT = {
@@ -359,15 +361,20 @@ const ATTEMPT = {
   error: null,
 };
 
-const page = (data: unknown[], limit = 50) => ({
+const page = (data: unknown[], limit = 50, nextCursor: string | null = null) => ({
   data,
-  pagination: { limit, offset: 0, count: data.length },
+  pagination: { limit, offset: 0, count: data.length, next_cursor: nextCursor },
 });
 
-const EVENTS = page([{ contract: CONTRACT, signal: SIGNAL }], 1);
+/** A first page of one event with more to come: its cursor is the one the API gives after this award. */
+const EVENTS = page(
+  [{ contract: CONTRACT, signal: SIGNAL }],
+  1,
+  encodeCursor(KEYSETS.events, filterDigest({}, {}), [CONTRACT.award_date, CONTRACT.id]),
+);
 const WEBHOOKS = page([WEBHOOK]);
 const DELIVERIES = page([DELIVERED]);
-const ATTEMPTS = { data: [ATTEMPT] };
+const ATTEMPTS = page([ATTEMPT], 1000);
 const RESEND = {
   delivery: {
     id: '4fb2cebd-0b1c-444f-aa7d-672ca8e00aed',
@@ -629,6 +636,7 @@ const EXAMPLES: Record<string, OperationExamples> = {
           limit: 2,
           offset: 0,
           count: 2,
+          next_cursor: null,
         },
       },
     },

@@ -3,6 +3,7 @@ import { Contract, Signal } from '../../shapes/resources.ts';
 import { DELIVERY_STATUSES, WEBHOOK_STATES } from '../../store/webhooks.ts';
 import { SIGNAL_CREATED } from '../../webhooks/outbox.ts';
 import {
+  Cursor,
   errorResponses,
   IdParams,
   Limit,
@@ -110,12 +111,18 @@ export const NewWebhookResponse = Type.Object({
 export const WebhookList = Type.Object({ data: Type.Array(Webhook), pagination: Pagination });
 export const DeliveryResponse = Type.Object({ delivery: Delivery });
 export const DeliveryList = Type.Object({ data: Type.Array(Delivery), pagination: Pagination });
-export const AttemptList = Type.Object({ data: Type.Array(Attempt) });
+export const AttemptList = Type.Object({ data: Type.Array(Attempt), pagination: Pagination });
 
-export const PageQuery = Query({ limit: Limit(200, 50), offset: Offset });
+export const PageQuery = Query({ limit: Limit(200, 50), offset: Offset, cursor: Type.Optional(Cursor) });
+export const AttemptsQuery = Query({
+  limit: Limit(1000, 1000),
+  offset: Offset,
+  cursor: Type.Optional(Cursor),
+});
 export const DeliveriesQuery = Query({
   limit: Limit(200, 50),
   offset: Offset,
+  cursor: Type.Optional(Cursor),
   status: Type.Optional(StringEnum(DELIVERY_STATUSES, { description: 'Only deliveries in this state.' })),
 });
 
@@ -154,7 +161,7 @@ export function oneWebhookSchemas(tag: 'webhooks' | 'admin') {
       tags: [tag],
       summary: "A delivery's attempts, every series, in order",
       params: IdParams('Delivery'),
-      querystring: Query({}),
+      querystring: AttemptsQuery,
       response: { 200: AttemptList, ...errorResponses(400, 404) },
     },
     resend: {
