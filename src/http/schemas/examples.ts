@@ -6,8 +6,8 @@
  */
 import { signatureHeader } from '../../domain/signature.ts';
 import { type ServiceError, webhookErrors } from '../../services/errors.ts';
-import { deliveryBody } from '../../webhooks/outbox.ts';
 import { KEYSETS } from '../../store/keyset.ts';
+import { deliveryBody } from '../../webhooks/outbox.ts';
 import { encodeCursor, filterDigest } from '../cursor.ts';
 import { ApiError, errors } from '../errors.ts';
 
