@@ -6,7 +6,7 @@
 import { ComponentIndex, reachable } from './openapi-components.ts';
 import { HEADERS } from './openapi-headers.ts';
 import { signalCreatedWebhook } from './openapi-webhooks.ts';
-import { errorExample, operationExamples } from './schemas/examples.ts';
+import { ByMediaType, errorExample, operationExamples } from './schemas/examples.ts';
 
 type Json = Record<string, unknown>;
 
@@ -58,11 +58,12 @@ function finishResponse(
   given: unknown,
 ) {
   if (response.headers) response.headers = headersOf(status, response.headers);
-  for (const media of Object.values(response.content ?? {})) {
+  for (const [type, media] of Object.entries(response.content ?? {})) {
     const schema = index.hoist(media.schema) as Json;
     if (schema && schema.description === response.description) delete schema.description;
     media.schema = schema;
-    const example = given !== undefined ? given : errorExample(Number(status), path);
+    const own = given instanceof ByMediaType ? given.examples[type] : given;
+    const example = own !== undefined ? own : errorExample(Number(status), path);
     if (example !== undefined) media.example = example;
   }
 }

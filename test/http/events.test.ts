@@ -113,7 +113,7 @@ describe('GET /api/v1/events', () => {
     ['from=2024-05-01&to=2024-04-01', /"from"/],
     ['classification=boats', /"classification"/],
     ['ticker=', /"ticker"/],
-    ['engine=nope', /unknown engine "nope".*materiality/],
+    ['engine=nope', /"engine": must be one of materiality/],
     ['colour=red', /unknown query parameter "colour"/],
     ['limit=1&limit=2', /"limit"/],
   ];

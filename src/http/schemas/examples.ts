@@ -6,6 +6,7 @@
  */
 import { signatureHeader } from '../../domain/signature.ts';
 import { type ServiceError, webhookErrors } from '../../services/errors.ts';
+import { CSV_COLUMNS } from '../../store/export.ts';
 import { KEYSETS } from '../../store/keyset.ts';
 import { deliveryBody } from '../../webhooks/outbox.ts';
 import { encodeCursor, filterDigest } from '../cursor.ts';
@@ -408,6 +409,34 @@ const DELETED = {
 const NEW_WEBHOOK = { webhook: WEBHOOK, secret: 'whsec_L2OzosiZbFSRcuZ7i3Kuw5SQerg_iRHC9UEcL0uPJ2w' };
 const WEBHOOK_BODY = { url: WEBHOOK.url };
 
+/** A response's examples by content type, for an answer served in more than one (the exports). */
+export class ByMediaType {
+  constructor(readonly examples: Readonly<Record<string, unknown>>) {}
+}
+
+const csvCell = (value: unknown): string => {
+  const text = value === null || value === undefined ? '' : String(value);
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+};
+
+/**
+ * An export of these list items as each format writes them: the CSV text; for NDJSON, whose schema is
+ * that of one line, the first line's item.
+ */
+function exportOf(items: readonly { contract: Record<string, unknown>; signal: Record<string, unknown> }[]) {
+  const value = (item: (typeof items)[number], column: string): unknown => {
+    if (column === 'contract_id') return item.contract.id;
+    if (column === 'signal_id') return item.signal.id;
+    return column in item.signal && !(column in item.contract) ? item.signal[column] : item.contract[column];
+  };
+  const names = CSV_COLUMNS.map(([name]) => name);
+  const records = [names, ...items.map((item) => names.map((name) => value(item, name)))];
+  return new ByMediaType({
+    'text/csv': records.map((record) => `${record.map(csvCell).join(',')}\r\n`).join(''),
+    'application/x-ndjson': items[0],
+  });
+}
+
 export interface OperationExamples {
   /** The request body, for an operation that takes one. */
   request?: unknown;
@@ -472,6 +501,8 @@ const EXAMPLES: Record<string, OperationExamples> = {
   getContractsIdScore: { responses: { 200: { signal: SIGNAL } } },
   postContractsIdScore: { responses: { 200: { signal: RESCORED } } },
   getSignals: { responses: { 200: page([{ signal: SIGNAL, contract: CONTRACT }], 1) } },
+  getEventsExport: { responses: { 200: exportOf([{ contract: CONTRACT, signal: SIGNAL }]) } },
+  getSignalsExport: { responses: { 200: exportOf([{ signal: SIGNAL, contract: CONTRACT }]) } },
   getCompaniesTicker: { responses: { 200: { company: COMPANY, recent_contracts: [CONTRACT] } } },
   getMarketCandlesTicker: {
     responses: {
@@ -685,6 +716,7 @@ const ERRORS: Record<number, (path: string) => ApiError> = {
   413: () => errors.payloadTooLarge(),
   415: () => errors.unsupportedMediaType('text/plain'),
   429: () => errors.rateLimited(12),
+  503: () => errors.exportsBusy(4),
 };
 
 /** The error envelope a status of `path` answers with; undefined for a status without one here. */
