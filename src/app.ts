@@ -10,6 +10,7 @@ import { installCaching } from './http/caching.ts';
 import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } from './http/client-errors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
+import { installIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { registerApi } from './http/routes/index.ts';
@@ -157,6 +158,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   });
   installAccess(app, services, { keys: deps.security !== false });
   installCaching(app, services, { responses, bus: cacheBus });
+  installIdempotency(app, services);
   await app.register(swagger, openApiOptions);
 
   registerApi(app, services);

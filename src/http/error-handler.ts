@@ -33,6 +33,7 @@ export function validationError(
     return errors.invalidBody(`missing field "${name ? `${name}.` : ''}${missing}"`);
   }
   const detail = describe(issue);
+  if (context === 'headers') return errors.invalidHeader(name, detail);
   if (context === 'querystring') return errors.invalidParameter(name, detail);
   if (context === 'params') return errors.invalidPath(name, detail);
   return errors.invalidBody(`field "${name}" ${detail}`);

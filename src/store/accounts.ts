@@ -159,10 +159,25 @@ export async function revokeOwnKey(
   return rows[0] ?? null;
 }
 
-export async function listUsers(db: Queryable, limit: number, offset: number): Promise<User[]> {
+export interface UserFilter {
+  /** A part of the email, matched case-insensitively and literally (`%` and `_` are not wildcards). */
+  q?: string;
+  plan?: Plan;
+  limit: number;
+  offset: number;
+}
+
+/** `\`, `%` and `_` escaped, so a LIKE pattern matches the text literally. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/** Users, newest first (then by id), filtered by email part and plan. */
+export async function listUsers(db: Queryable, filter: UserFilter): Promise<User[]> {
   return db.query<User>(
-    `SELECT ${USER_COLUMNS} FROM users u ORDER BY u.created_at, u.id LIMIT $1 OFFSET $2`,
-    [limit, offset],
+    `SELECT ${USER_COLUMNS} FROM users u
+     WHERE ($1::text IS NULL OR u.email ILIKE '%' || $1 || '%' ESCAPE '\\')
+       AND ($2::text IS NULL OR u.plan = $2)
+     ORDER BY u.created_at DESC, u.id LIMIT $3 OFFSET $4`,
+    [filter.q === undefined ? null : likeLiteral(filter.q), filter.plan ?? null, filter.limit, filter.offset],
   );
 }
 

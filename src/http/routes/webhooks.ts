@@ -9,9 +9,9 @@ import {
   type WebhookContext,
   webhookDeliveries,
 } from '../../webhooks/service.ts';
-import { access, secret } from '../access.ts';
+import { access, idempotent, secret } from '../access.ts';
 import { errors } from '../errors.ts';
-import { errorResponses, Query } from '../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders, Query } from '../schemas/common.ts';
 import {
   NewWebhookResponse,
   oneWebhookSchemas,
@@ -32,6 +32,7 @@ const createSchema = {
   tags: ['webhooks'],
   summary: 'Register a webhook; the signing secret is in `secret`, once',
   querystring: Query({}),
+  headers: IdempotencyHeaders,
   body: WebhookBody,
   response: { 201: NewWebhookResponse, ...errorResponses(400, 403) },
 };
@@ -49,7 +50,7 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
   );
   app.post(
     '/api/v1/webhooks',
-    { config: secret(access.write), schema: createSchema },
+    { config: idempotent(secret(access.write)), schema: createSchema },
     async (request, reply) => {
       const created = await createWebhook(ctx, { userId: keyOwner(request), url: request.body.url });
       return reply.code(201).send(created);
@@ -77,7 +78,7 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
   );
   app.post(
     '/api/v1/webhooks/deliveries/:id/resend',
-    { config: access.write, schema: one.resend },
+    { config: idempotent(access.write), schema: one.resend },
     handleResend(ctx, keyOwner),
   );
 }

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { PLANS, SCOPES } from '../../domain/plans.ts';
-import { Nullable, StringEnum } from './common.ts';
+import { Limit, Nullable, Offset, Pagination, Query, StringEnum, Text } from './common.ts';
 
 export const User = Type.Object({
   id: Type.String({ format: 'uuid' }),
@@ -23,6 +23,19 @@ export const ApiKey = Type.Object({
 });
 
 export const UserResponse = Type.Object({ user: User });
+export const UserList = Type.Object({ data: Type.Array(User), pagination: Pagination });
+
+export const UserQuery = Query({
+  q: Type.Optional(
+    Text({
+      maxLength: 254,
+      description: 'Part of the email, case-insensitive; `%` and `_` match themselves.',
+    }),
+  ),
+  plan: Type.Optional(StringEnum(PLANS, { description: 'Only users on this plan.' })),
+  limit: Limit(200, 50),
+  offset: Offset,
+});
 export const KeyResponse = Type.Object({ key: ApiKey });
 export const NewKeyResponse = Type.Object({
   key: ApiKey,

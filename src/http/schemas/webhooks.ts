@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { DELIVERY_STATUSES, WEBHOOK_STATES } from '../../store/webhooks.ts';
 import {
   errorResponses,
+  IdempotencyHeaders,
   IdParams,
   Limit,
   Nullable,
@@ -144,6 +145,7 @@ export function oneWebhookSchemas(tag: 'webhooks' | 'admin') {
       summary: 'Resend a delivery: a new attempt series with the same delivery id, due now',
       params: IdParams('Delivery'),
       querystring: Query({}),
+      headers: IdempotencyHeaders,
       response: { 202: DeliveryResponse, ...errorResponses(400, 404, 409) },
     },
   };
