@@ -22,6 +22,8 @@
  *      PostgreSQL's processes apart, PSS summed (shared buffers split among the processes sharing
  *      them): for embedded, postgres processes under the server or working in its DATA_DIR; for postgres, the postmaster, its auxiliary processes and the backends connected to
  *      the bench database.
+ * With --request-metrics, then (1) again on two fresh servers of the target, REQUEST_METRICS=off then
+ * on: what counting and timing each request for /metrics costs (req/s off, on, and their ratio).
  * Ends with a table of bars and PASS/FAIL. Servers are stopped, temp dirs and bench users removed, on
  * success, failure and Ctrl-C. Exit status 1 when a target failed or a run was INVALID.
  *
@@ -67,6 +69,7 @@ const PLAN = arg('plan') ?? 'developer';
 const WORKERS = arg('workers');
 const REDIS = flag('redis') ? process.env.REDIS_URL || 'redis://127.0.0.1:6379' : null;
 const DATABASE_URL = arg('database-url') ?? benchDatabaseUrl();
+const REQUEST_METRICS = flag('request-metrics');
 const LOG_LEVEL = arg('log-level') ?? 'warn';
 const TARGETS = (arg('targets') ?? 'embedded,postgres')
   .split(',')
@@ -243,6 +246,29 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
     await stopSampling();
     await postgres?.close();
     await server.stop();
+  }
+  if (REQUEST_METRICS) {
+    const rps: Record<string, number> = {};
+    for (const setting of ['off', 'on']) {
+      const again = await startServer({
+        label: `${target}-metrics-${setting}`,
+        env: { ...env, REQUEST_METRICS: setting },
+        args,
+        logFile: path.join(dir, `serve-metrics-${setting}.log`),
+        dataDir: target === 'embedded' ? env.DATA_DIR : undefined,
+      });
+      try {
+        rps[setting] = (
+          await closed(`events?limit=50, REQUEST_METRICS=${setting}`, again.port, singleShots)
+        ).rps;
+      } finally {
+        await again.stop();
+      }
+    }
+    const ratio = (rps.on ?? 0) / (rps.off ?? 1);
+    log(
+      `request metrics: ${fmtInt(rps.off ?? 0)} req/s off, ${fmtInt(rps.on ?? 0)} req/s on: on/off ${(100 * ratio).toFixed(1)} %`,
+    );
   }
   const bare = async (label: string, answers: Map<string, Captured>, list: Shot[], openRate?: number) => {
     const server = await startBare(answers, path.join(dir, 'bare.json'));
