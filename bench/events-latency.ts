@@ -22,6 +22,8 @@
  *      PostgreSQL's processes apart, PSS summed (shared buffers split among the processes sharing
  *      them): for embedded, postgres processes under the server or working in its DATA_DIR; for postgres, the postmaster, its auxiliary processes and the backends connected to
  *      the bench database.
+ * With --request-metrics, then (1) again on four fresh servers of the target, REQUEST_METRICS=off, on,
+ * on, off: what counting and timing each request for /metrics costs (req/s off, on, and their ratio).
  * Ends with a table of bars and PASS/FAIL. Servers are stopped, temp dirs and bench users removed, on
  * success, failure and Ctrl-C. Exit status 1 when a target failed or a run was INVALID.
  *
@@ -67,6 +69,7 @@ const PLAN = arg('plan') ?? 'developer';
 const WORKERS = arg('workers');
 const REDIS = flag('redis') ? process.env.REDIS_URL || 'redis://127.0.0.1:6379' : null;
 const DATABASE_URL = arg('database-url') ?? benchDatabaseUrl();
+const REQUEST_METRICS = flag('request-metrics');
 const LOG_LEVEL = arg('log-level') ?? 'warn';
 const TARGETS = (arg('targets') ?? 'embedded,postgres')
   .split(',')
@@ -243,6 +246,31 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
     await stopSampling();
     await postgres?.close();
     await server.stop();
+  }
+  if (REQUEST_METRICS) {
+    // Off, on, on, off, each on a fresh server: a server warms up (JIT, caches, PostgreSQL's buffers)
+    // as the runs go on, and this order gives each setting the same share of early and late runs.
+    const sum = { off: 0, on: 0 };
+    const runs: string[] = [];
+    for (const [i, setting] of (['off', 'on', 'on', 'off'] as const).entries()) {
+      const again = await startServer({
+        label: `${target}-metrics-${setting}`,
+        env: { ...env, REQUEST_METRICS: setting },
+        args,
+        logFile: path.join(dir, `serve-metrics-${i}-${setting}.log`),
+        dataDir: target === 'embedded' ? env.DATA_DIR : undefined,
+      });
+      try {
+        const run = await closed(`events?limit=50, REQUEST_METRICS=${setting}`, again.port, singleShots);
+        sum[setting] += run.rps;
+        runs.push(`${setting} ${fmtInt(run.rps)}`);
+      } finally {
+        await again.stop();
+      }
+    }
+    log(
+      `request metrics, req/s per run: ${runs.join(', ')}; on/off ${((100 * sum.on) / sum.off).toFixed(1)} %`,
+    );
   }
   const bare = async (label: string, answers: Map<string, Captured>, list: Shot[], openRate?: number) => {
     const server = await startBare(answers, path.join(dir, 'bare.json'));

@@ -10,12 +10,14 @@ import { installCaching } from './http/caching.ts';
 import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } from './http/client-errors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
+import { installIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { registerApi } from './http/routes/index.ts';
 import { installStrictInput } from './http/strict-input.ts';
 import type { App, Services } from './http/types.ts';
 import { FailoverLimiter } from './infra/failover-limiter.ts';
+import type { LimiterChannel } from './infra/ipc-limiter.ts';
 import { KeyCache } from './infra/key-cache.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
@@ -52,6 +54,11 @@ export interface AppDeps {
   caches?: boolean;
   /** A notification bus of the caller's (tests); default the process's bus for `db.url`. */
   notifications?: NotificationBus;
+  /**
+   * A cluster worker's channel to its primary: /metrics then answers for every worker of the instance
+   * (infra/cluster-metrics.ts).
+   */
+  clusterChannel?: LimiterChannel;
   /** Server-level time limits (tests shorten them). */
   timeouts?: Partial<Timeouts>;
   webhooks?: {
@@ -116,6 +123,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     caches: () => ({ keys, responses }),
   });
   app.decorate('metrics', metrics);
+  const clusterMetrics = deps.clusterChannel ? metrics.joinCluster(deps.clusterChannel) : null;
   const resolve = deps.webhooks?.resolve ?? systemResolver;
   const webhooks = webhookContext(deps.config, deps.db, now, resolve);
   const services: Services = {
@@ -137,6 +145,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     if (!deps.limiter) await limiter.close();
     keys.close();
     responses?.close();
+    clusterMetrics?.close();
     await shared?.release();
   });
 
@@ -150,13 +159,16 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     done(request.url.length > MAX_URL_LENGTH ? errors.uriTooLong(MAX_URL_LENGTH) : undefined);
   });
   // Counted by the matched route's URL pattern, never the URL's text (bounded series; 404/405 as one).
-  app.addHook('onResponse', (request, reply, done) => {
-    const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
-    metrics.request(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
-    done();
-  });
+  if (deps.config.requestMetrics) {
+    app.addHook('onResponse', (request, reply, done) => {
+      const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+      metrics.request(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
+      done();
+    });
+  }
   installAccess(app, services, { keys: deps.security !== false });
   installCaching(app, services, { responses, bus: cacheBus });
+  installIdempotency(app, services);
   await app.register(swagger, openApiOptions);
 
   registerApi(app, services);

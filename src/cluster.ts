@@ -14,6 +14,7 @@ import { availableParallelism } from 'node:os';
 import { pino } from 'pino';
 import { CommandFailed } from './cli-errors.ts';
 import { type Config, ConfigError, MAX_HTTP_WORKERS } from './config.ts';
+import { MetricsHost } from './infra/cluster-metrics.ts';
 import { IpcLimiter, LimiterHost, processChannel } from './infra/ipc-limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
 import { CLI_BIN, prepare } from './prepare.ts';
@@ -101,6 +102,9 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
   });
   preparing.catch(() => undefined);
   const host = config.redisUrl ? null : new LimiterHost(new MemoryLimiter());
+  // A scrape of any worker collects every listening worker's series here.
+  const listeningWorkers = new Set<Worker>();
+  const metrics = new MetricsHost(() => [...listeningWorkers]);
   cluster.setupPrimary({ exec: CLI_BIN, args: ['serve'] });
 
   const seats: Seat[] = Array.from({ length: workers }, (_, i) => ({
@@ -125,6 +129,7 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
     let listening = false;
     worker.on('message', (message: unknown) => {
       if (host?.handle(message, worker)) return;
+      if (metrics.handle(message, worker)) return;
       if (Array.isArray(message) && message[0] === HELLO) {
         // Workers connect to the same database: the embedded server this process started, or DATABASE_URL's.
         void preparing.then((db) => {
@@ -136,6 +141,7 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
     worker.on('error', (error: Error) => log.warn({ err: error, worker: pid }, 'HTTP worker channel error'));
     worker.on('listening', (address) => {
       listening = true;
+      listeningWorkers.add(worker);
       if (up) {
         log.info({ worker: pid, background: seat.background }, 'replacement HTTP worker listening');
         return;
@@ -151,6 +157,7 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
       }
     });
     worker.on('exit', (code: number | null, signal: string | null) => {
+      listeningWorkers.delete(worker);
       if (seat.worker === worker) seat.worker = null;
       if (closing) return;
       if (!up) {
@@ -243,9 +250,10 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
 export async function runServeWorker(): Promise<void> {
   const { config, background } = await assignment();
   const db = await openDb(config);
-  const limiter = config.redisUrl ? undefined : new IpcLimiter(processChannel());
+  const channel = processChannel();
+  const limiter = config.redisUrl ? undefined : new IpcLimiter(channel);
   const { listen } = await import('./server.ts');
-  await listen(config, db, { background, limiter });
+  await listen(config, db, { background, limiter, clusterChannel: channel });
 }
 
 function assignment(): Promise<{ config: Config; background: boolean }> {

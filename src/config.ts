@@ -34,6 +34,11 @@ export interface Config {
    * response cache off). A budget for the whole server: `serve --workers N` gives each worker 1/N.
    */
   responseCacheBytes: number;
+  /**
+   * Requests counted and timed for /metrics (REQUEST_METRICS, default on). Off, only to measure what
+   * that costs: the other series stay.
+   */
+  requestMetrics: boolean;
 }
 
 export class ConfigError extends Error {
@@ -146,6 +151,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: url(env, 'REDIS_URL', ['redis:', 'rediss:']),
     logLevel,
     trustProxy: bool(env, 'TRUST_PROXY'),
+    requestMetrics: text(env, 'REQUEST_METRICS') === null || bool(env, 'REQUEST_METRICS'),
     secretKey: text(env, 'SECRET_KEY'),
     signalThreshold: integer(env, 'SIGNAL_THRESHOLD', 75, 0, 100),
     webhookRetryScheduleMs: parseDurations(

@@ -1,5 +1,6 @@
 import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
+import type { LimiterChannel } from './infra/ipc-limiter.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { type Scheduler, startIngestScheduler } from './pipeline/scheduler.ts';
 import { prepare } from './prepare.ts';
@@ -30,6 +31,8 @@ export interface ListenOptions {
   background: boolean;
   /** Used instead of the app's own limiter (a cluster worker's IPC limiter); closed at shutdown. */
   limiter?: RateLimiter;
+  /** A cluster worker's channel to the primary, for the instance's /metrics. */
+  clusterChannel?: LimiterChannel;
 }
 
 /**
@@ -43,6 +46,7 @@ export async function listen(config: Config, db: Db, options: ListenOptions): Pr
     // ingest below, and the admin API's, run without that deadline.
     db: db.withDeadline(config.queryTimeoutMs),
     limiter: options.limiter,
+    clusterChannel: options.clusterChannel,
     webhooks: { worker: options.background },
   });
   let closing = false;

@@ -38,6 +38,30 @@ function get(port: number, path: string, key: string): Promise<{ status: number;
   });
 }
 
+/** GET with an admin key; the body as text. */
+function scrape(port: number, key: string): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const request = http.get(
+      { host: '127.0.0.1', port, path: '/metrics', agent: false, headers: { 'x-api-key': key } },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          body += chunk;
+        });
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
+    request.on('error', reject);
+  });
+}
+
+/** The value of the one sample of `series` whose line starts with it (name and labels as written). */
+function sample(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
 const alive = (pid: number) => {
   try {
     process.kill(pid, 0);
@@ -194,6 +218,52 @@ describe('serve --workers', () => {
     server.child.kill('SIGTERM');
     assert.equal(await server.exited, 0, server.stderr());
     for (const pid of now) assert.equal(alive(pid), false, `worker ${pid} still running`);
+  });
+
+  test('/metrics answered by any worker reports the requests of every worker', async () => {
+    const server = startServe(['--workers', '2'], env());
+    running.push(server);
+    const up = await server.waitFor((l) => l.msg === '2 HTTP workers listening', 'cluster listening');
+    const port = (up.address as { port: number }).port;
+    const pids = up.workers as number[];
+    const admin = (await makeKey(db, { admin: true, scopes: ['admin'] })).raw;
+    const live = '/api/v1/health/live';
+    const before = server.lines.filter(completed).length;
+    const results = await Promise.all(Array.from({ length: 40 }, () => get(port, live, admin)));
+    assert.deepEqual(new Set(results.map((r) => r.status)), new Set([200]));
+    await server.waitFor(
+      () => server.lines.filter(completed).length >= before + results.length,
+      'every request logged',
+    );
+    const answeredBy = new Set(
+      server.lines
+        .filter(completed)
+        .slice(before)
+        .map((l) => l.pid),
+    );
+    assert.equal(answeredBy.size, 2, 'both workers served the requests');
+
+    // Several scrapes, each on its own connection: whichever worker answers, it counts all 40.
+    const series = `market_intel_http_requests_total{method="GET",route="${live}",status_code="200"}`;
+    const histogram = `market_intel_http_request_duration_seconds_count{method="GET",route="${live}",status_code="200"}`;
+    const scrapedBy = new Set<unknown>();
+    for (let i = 0; i < 8; i++) {
+      const mark = server.lines.filter(completed).length;
+      const res = await scrape(port, admin);
+      assert.equal(res.status, 200, res.body);
+      assert.equal(sample(res.body, series), 40, `scrape ${i}`);
+      assert.equal(sample(res.body, histogram), 40);
+      assert.equal(sample(res.body, 'market_intel_cluster_workers{state="reporting"}'), 2);
+      assert.equal(sample(res.body, 'market_intel_cluster_workers{state="missing"}'), 0);
+      // Gauges merged as declared: the database is up (min over the workers), once.
+      assert.equal(sample(res.body, 'market_intel_db_up'), 1);
+      assert.equal(sample(res.body, 'market_intel_db_pool_max_connections'), 20, 'two pools of 10');
+      await server.waitFor(() => server.lines.filter(completed).length > mark, 'scrape logged');
+      scrapedBy.add(server.lines.filter(completed).at(-1)?.pid);
+    }
+    assert.deepEqual([...scrapedBy].sort(), [...pids].sort(), 'the scrapes reached both workers');
+    server.child.kill('SIGTERM');
+    assert.equal(await server.exited, 0, server.stderr());
   });
 
   test('with Redis: exact limits across workers; SIGTERM stops all', {

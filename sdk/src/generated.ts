@@ -164,7 +164,7 @@ export interface Error {
     status: number;
     message: string;
     /** Stable snake_case error code; `status` is always the one this code maps to. */
-    code: "invalid_parameter" | "invalid_body" | "unauthorized" | "insufficient_scope" | "tier_required" | "forbidden" | "bad_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "rate_limited" | "headers_too_large" | "internal" | "unavailable";
+    code: "invalid_parameter" | "invalid_body" | "unauthorized" | "insufficient_scope" | "tier_required" | "forbidden" | "bad_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "unavailable";
     request_id?: string;
   };
 }
@@ -402,6 +402,11 @@ export interface User {
   is_admin: boolean;
   /** @format date-time */
   created_at: string;
+}
+
+export interface UserList {
+  data: User[];
+  pagination: Pagination;
 }
 
 export interface UserResponse {
@@ -744,6 +749,23 @@ export interface GetUsageQuery {
 /** GET /api/v1/usage: Requests and errors (status >= 400) of the calling key over a window */
 export type GetUsageResponse = Usage;
 
+/** Query of GET /api/v1/admin/users: Users, newest first; search by email part and plan */
+export interface GetAdminUsersQuery {
+  /** Part of the email, case-insensitive; `%` and `_` match themselves. */
+  q?: string;
+  /** Only users on this plan. */
+  plan?: "free" | "pulse" | "intelligence" | "developer" | "institutional";
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
+}
+
+/** GET /api/v1/admin/users: Users, newest first; search by email part and plan */
+export type GetAdminUsersResponse = UserList;
+
 /** Body of POST /api/v1/admin/users: Create a user */
 export interface PostAdminUsersBody {
   /** @format email */
@@ -1062,6 +1084,14 @@ export interface Operations {
     query: GetUsageQuery;
     body: never;
     response: GetUsageResponse;
+  };
+  getAdminUsers: {
+    method: 'GET';
+    path: "/api/v1/admin/users";
+    args: [query?: GetAdminUsersQuery];
+    query: GetAdminUsersQuery;
+    body: never;
+    response: GetAdminUsersResponse;
   };
   postAdminUsers: {
     method: 'POST';
@@ -1399,6 +1429,15 @@ export const operations = {
     body: 'none',
     response: 'json',
     paging: null,
+  },
+  getAdminUsers: {
+    method: 'GET',
+    path: "/api/v1/admin/users",
+    pathParams: [],
+    query: ["q","plan","limit","offset","cursor"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
   },
   postAdminUsers: {
     method: 'POST',

@@ -88,6 +88,8 @@ const API = {
     metrics: 'getMetrics',
     ingest: 'postAdminIngest',
     users: {
+      list: 'getAdminUsers',
+      iterate: paged('getAdminUsers'),
       create: 'postAdminUsers',
       update: 'patchAdminUsersId',
       createKey: 'postAdminUsersIdKeys',

@@ -58,6 +58,12 @@ export const secret = <T extends { access: Access }>(config: T): T & { secret: t
   secret: true,
 });
 
+/** The same rule, for a POST that honours Idempotency-Key (http/idempotency.ts). */
+export const idempotent = <T extends { access: Access }>(config: T): T & { idempotent: true } => ({
+  ...config,
+  idempotent: true,
+});
+
 /** The same rule, for a read whose responses may be cached (see `cache` above). */
 export const cached = <T extends { access: Access }>(config: T): T & { cache: true } => ({
   ...config,

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { QueueFullError } from '../domain/work-queue.ts';
+import { ClusterMetricsUnavailableError } from '../infra/cluster-metrics.ts';
 import { LimiterUnavailableError } from '../infra/limiter.ts';
 import { ServiceError } from '../services/errors.ts';
 import { isDatabaseUnavailable } from '../store/db.ts';
@@ -33,6 +34,7 @@ export function validationError(
     return errors.invalidBody(`missing field "${name ? `${name}.` : ''}${missing}"`);
   }
   const detail = describe(issue);
+  if (context === 'headers') return errors.invalidHeader(name, detail);
   if (context === 'querystring') return errors.invalidParameter(name, detail);
   if (context === 'params') return errors.invalidPath(name, detail);
   return errors.invalidBody(`field "${name}" ${detail}`);
@@ -67,6 +69,7 @@ export function toApiError(error: FastifyError, request?: FastifyRequest): ApiEr
   if (error instanceof ServiceError) return new ApiError(RULE_CODES[error.kind], error.message);
   if (error instanceof QueueFullError) return errors.busy();
   if (error instanceof LimiterUnavailableError) return errors.limiterUnavailable();
+  if (error instanceof ClusterMetricsUnavailableError) return errors.unavailable(error.message);
   if (isDatabaseUnavailable(error)) return errors.databaseUnavailable();
   if (error.validation) {
     return validationError(

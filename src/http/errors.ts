@@ -13,9 +13,11 @@ export const ERROR_STATUS = {
   method_not_allowed: 405,
   request_timeout: 408,
   conflict: 409,
+  idempotency_in_progress: 409,
   payload_too_large: 413,
   uri_too_long: 414,
   unsupported_media_type: 415,
+  idempotency_key_reused: 422,
   rate_limited: 429,
   headers_too_large: 431,
   internal: 500,
@@ -64,6 +66,10 @@ export const errors = {
     ),
   invalidPath: (name: string, detail: string) =>
     new ApiError('invalid_parameter', `invalid path parameter "${name}": ${detail}`),
+  invalidHeader: (name: string, detail: string) =>
+    new ApiError('invalid_parameter', `invalid header "${name}": ${detail}`),
+  repeatedHeader: (name: string) =>
+    new ApiError('invalid_parameter', `invalid header "${name}": sent more than once`),
   invalidBody: (detail: string) => new ApiError('invalid_body', `invalid request body: ${detail}`),
   unknownEngine: (name: string, known: string[]) =>
     new ApiError(
@@ -145,6 +151,20 @@ export const errors = {
   limiterUnavailable: () =>
     new ApiError('unavailable', 'rate limiting is unavailable; try again shortly', { 'retry-after': '1' }),
   conflict: (message: string) => new ApiError('conflict', message),
+  idempotencyKeyReused: () =>
+    new ApiError(
+      'idempotency_key_reused',
+      'this Idempotency-Key was used with a different request; send a new key for a new request',
+    ),
+  idempotencyInProgress: () =>
+    new ApiError(
+      'idempotency_in_progress',
+      'a request with this Idempotency-Key is still being processed; retry shortly',
+      { 'retry-after': '1' },
+    ),
+  /** Stored answers are sealed with SECRET_KEY; a server without one cannot keep them. */
+  idempotencyUnavailable: () =>
+    new ApiError('unavailable', 'Idempotency-Key is not available: the server has no SECRET_KEY'),
   forbidden: (message: string) => new ApiError('forbidden', message),
   userNotFound: (id: string) => new ApiError('not_found', `user not found: ${id}`),
   keyNotFound: (id: string) => new ApiError('not_found', `API key not found: ${id}`),

@@ -41,6 +41,36 @@ function describe(status: string, body: unknown): string | undefined {
   return ((body as Schema | undefined)?.description as string | undefined) ?? SUCCESS[status];
 }
 
+/** Answers of the routes honouring Idempotency-Key (route config `idempotent`, http/idempotency.ts). */
+const REPLAYED_HEADER = {
+  'Idempotent-Replayed': {
+    type: 'string',
+    enum: ['true'],
+    description:
+      'Present when this is the stored answer of an earlier request with the same Idempotency-Key.',
+  },
+};
+
+function idempotencyResponses(responses: Record<string, unknown>): void {
+  for (const [status, response] of Object.entries(responses)) {
+    if (/^2\d\d$/.test(status)) {
+      const headers = (response as Schema).headers as Schema;
+      responses[status] = { ...(response as Schema), headers: { ...headers, ...REPLAYED_HEADER } };
+    }
+  }
+  responses[409] = withHeaders(
+    ErrorEnvelope,
+    {
+      description:
+        'Conflict with the current state, or `idempotency_in_progress`: a request with this Idempotency-Key is still running (retry after Retry-After)',
+    },
+    { 'Retry-After': { type: 'integer', description: 'Seconds to wait (idempotency_in_progress).' } },
+  );
+  responses[422] = withHeaders(ErrorEnvelope, {
+    description: '`idempotency_key_reused`: this Idempotency-Key was sent with a different request',
+  });
+}
+
 const KEYED = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
 
 /** `GET /api/v1/contracts/{id}/score` → `getContractsIdScore`: stable ids for generated clients. */
@@ -110,6 +140,7 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
     responses[413] = withHeaders(ErrorEnvelope, { description: 'Request body too large' });
     responses[415] = withHeaders(ErrorEnvelope, { description: 'Content-Type is not application/json' });
   }
+  if (config?.idempotent) idempotencyResponses(responses);
   responses[401] = withHeaders(
     ErrorEnvelope,
     { description: 'Missing, invalid or revoked key, or the keyless allowance is spent' },

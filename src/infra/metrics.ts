@@ -1,6 +1,8 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats, Queryable } from '../store/db.ts';
 import { type MetricFacts, metricFacts } from '../store/health.ts';
+import { ClusterMetricsClient } from './cluster-metrics.ts';
+import type { LimiterChannel } from './ipc-limiter.ts';
 import type { RateLimiter } from './limiter.ts';
 
 /** Node's process metrics (CPU, memory, event loop, GC), once per process whatever the apps in it. */
@@ -70,6 +72,7 @@ export class ServiceMetrics {
   readonly #duration: Histogram<'method' | 'route' | 'status_code'>;
   /** route → method → status → the histogram's child: three Map lookups per request, no key built. */
   readonly #children = new Map<string, Map<string, Map<number, Observe>>>();
+  #cluster: ClusterMetricsClient | null = null;
 
   constructor(sources: MetricSources) {
     const registers = [this.#registry];
@@ -210,9 +213,10 @@ export class ServiceMetrics {
     const { limiter } = sources;
     new Gauge({
       name: 'market_intel_limiter_ok',
-      help: '1 while the rate limiter decides in its store (Redis, the cluster primary, memory); 0 while Redis is away and each process decides alone.',
+      help: '1 while the rate limiter decides in its store (Redis, the cluster primary, memory); 0 while Redis is away and each process decides alone (in a cluster: 0 when any worker decides alone).',
       labelNames: ['store'],
       registers,
+      aggregator: 'min',
       collect() {
         const state = limiter.state?.() ?? { ok: true, store: 'memory' };
         this.reset();
@@ -251,8 +255,9 @@ export class ServiceMetrics {
     };
     new Gauge({
       name: 'market_intel_db_up',
-      help: '1 when the database answered the scrape within its deadline.',
+      help: '1 when the database answered the scrape within its deadline (in a cluster: every worker).',
       registers,
+      aggregator: 'min',
       async collect() {
         this.set((await once()) ? 1 : 0);
       },
@@ -261,6 +266,7 @@ export class ServiceMetrics {
       name: 'market_intel_webhook_oldest_due_seconds',
       help: 'How long the oldest due delivery that no worker is sending has waited (0 when none).',
       registers,
+      aggregator: 'max',
       async collect() {
         const f = await once();
         if (f) this.set(f.webhookLagS ?? 0);
@@ -270,6 +276,7 @@ export class ServiceMetrics {
       name: 'market_intel_webhook_deliveries_due',
       help: 'Deliveries due now (pending or retrying, attempt time reached).',
       registers,
+      aggregator: 'max',
       async collect() {
         const f = await once();
         if (f) this.set(f.deliveriesDue);
@@ -280,6 +287,7 @@ export class ServiceMetrics {
       help: 'Webhooks not deleted, by status: active, failing (last attempt failed) or suspended.',
       labelNames: ['status'],
       registers,
+      aggregator: 'max',
       async collect() {
         const f = await once();
         if (!f) return;
@@ -291,6 +299,7 @@ export class ServiceMetrics {
       name: 'market_intel_ingest_last_progress_timestamp_seconds',
       help: 'When a scheduled (last-modified-date) USASpending ingest last saved progress; absent before the first.',
       registers,
+      aggregator: 'max',
       async collect() {
         const f = await once();
         this.reset();
@@ -345,8 +354,28 @@ export class ServiceMetrics {
     this.#ingestSignals.inc({ source }, counts.signals_created);
   }
 
-  /** The exposition text of this app's and the process's series. */
+  /**
+   * In a cluster worker: /metrics answers for every worker of the instance (infra/cluster-metrics.ts),
+   * this process's series being collected with the others'.
+   */
+  joinCluster(channel: LimiterChannel): ClusterMetricsClient {
+    this.#cluster = new ClusterMetricsClient(channel, () => this.series());
+    return this.#cluster;
+  }
+
+  /** This process's series, as prom-client's aggregation takes them. */
+  async series() {
+    const [own, process] = await Promise.all([
+      this.#registry.getMetricsAsJSON(),
+      processMetrics().getMetricsAsJSON(),
+    ]);
+    return [...process, ...own];
+  }
+
+  /** The exposition text of this app's and the process's series, or of the whole cluster's. */
   async text(): Promise<{ contentType: string; body: string }> {
+    const contentType = this.#registry.contentType;
+    if (this.#cluster) return { contentType, body: await this.#cluster.text() };
     const merged = Registry.merge([processMetrics(), this.#registry]);
     return { contentType: merged.contentType, body: await merged.metrics() };
   }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { NewKey } from '../domain/keys.ts';
 import type { KeyMode, Plan, Scope } from '../domain/plans.ts';
 import type { Queryable } from './db.ts';
+import { addAfter, KEYSETS, orderBy, type Position, positionJson, type RowPage, rowPage } from './keyset.ts';
+import { Where } from './where.ts';
 
 export interface User {
   id: string;
@@ -159,11 +161,34 @@ export async function revokeOwnKey(
   return rows[0] ?? null;
 }
 
-export async function listUsers(db: Queryable, limit: number, offset: number): Promise<User[]> {
-  return db.query<User>(
-    `SELECT ${USER_COLUMNS} FROM users u ORDER BY u.created_at, u.id LIMIT $1 OFFSET $2`,
-    [limit, offset],
+export interface UserFilter {
+  /** A part of the email, matched case-insensitively and literally (`%` and `_` are not wildcards). */
+  q?: string;
+  plan?: Plan;
+  limit: number;
+  offset: number;
+  /** Continue strictly after this position (newest first, then id). */
+  after?: Position;
+}
+
+/** `\`, `%` and `_` escaped, so a LIKE pattern matches the text literally. */
+const likeLiteral = (text: string) => text.replace(/[\\%_]/g, '\\$&');
+
+/** Users, newest first (then by id), filtered by email part and plan. */
+export async function listUsers(db: Queryable, filter: UserFilter): Promise<RowPage<User>> {
+  const where = new Where()
+    .add(
+      (p) => `u.email ILIKE '%' || ${p} || '%' ESCAPE '\\'`,
+      filter.q === undefined ? undefined : likeLiteral(filter.q),
+    )
+    .add((p) => `u.plan = ${p}`, filter.plan);
+  addAfter(where, KEYSETS.users, filter.after);
+  const rows = await db.query<User & { position: string }>(
+    `SELECT ${USER_COLUMNS}, ${positionJson(KEYSETS.users)} AS position FROM users u ${where.sql()}
+     ORDER BY ${orderBy(KEYSETS.users)} LIMIT ${where.next(filter.limit + 1)} OFFSET ${where.next(filter.offset)}`,
+    where.params,
   );
+  return rowPage(rows, filter.limit);
 }
 
 export async function passwordHashOf(

@@ -59,6 +59,10 @@ export const KEYSETS = {
     name: 'attempts',
     columns: [col('a.series', 'int4', false), col('a.attempt_no', 'int4', false), col('a.id', 'uuid', false)],
   },
+  users: {
+    name: 'users',
+    columns: [col('u.created_at', 'timestamptz', true), col('u.id', 'uuid', true)],
+  },
   unmatched: {
     name: 'unmatched',
     columns: [col('u.total_value', 'int8', true), col('u.name_norm', 'text', false)],

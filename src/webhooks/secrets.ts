@@ -1,4 +1,5 @@
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { seal, UnsealError, unseal } from '../domain/sealing.ts';
 
 /**
  * Webhook signing secrets must be readable to sign, so they are stored encrypted when SECRET_KEY is set
@@ -15,19 +16,15 @@ export function generateSecret(): string {
   return `whsec_${randomBytes(32).toString('base64url')}`;
 }
 
-function keyFrom(secretKey: string): Buffer {
-  return Buffer.from(hkdfSync('sha256', secretKey, 'market-intel', 'webhook-secret-v1', 32));
-}
+/** HKDF's info for webhook secrets (the sealed format predates other sealed data). */
+const PURPOSE = 'webhook-secret-v1';
 
 export class SecretUnreadableError extends Error {}
 
 export function sealSecret(secret: string, webhookId: string, secretKey: string | null): string {
   if (!secretKey) return `${PLAIN}:${secret}`;
-  const iv = randomBytes(12);
-  const cipher = createCipheriv('aes-256-gcm', keyFrom(secretKey), iv);
-  cipher.setAAD(Buffer.from(webhookId));
-  const data = Buffer.concat([cipher.update(secret, 'utf8'), cipher.final()]);
-  const parts = [iv, cipher.getAuthTag(), data].map((b) => b.toString('base64url'));
+  const { iv, tag, data } = seal(Buffer.from(secret, 'utf8'), secretKey, PURPOSE, webhookId);
+  const parts = [iv, tag, data].map((b) => b.toString('base64url'));
   return `${ENCRYPTED}:${parts.join(':')}`;
 }
 
@@ -38,14 +35,15 @@ export function openSecret(stored: string, webhookId: string, secretKey: string 
     throw new SecretUnreadableError('stored webhook secret has an unknown format');
   }
   if (!secretKey) throw new SecretUnreadableError('webhook secret is encrypted but SECRET_KEY is not set');
+  const sealed = {
+    iv: Buffer.from(iv, 'base64url'),
+    tag: Buffer.from(tag, 'base64url'),
+    data: Buffer.from(data, 'base64url'),
+  };
   try {
-    const decipher = createDecipheriv('aes-256-gcm', keyFrom(secretKey), Buffer.from(iv, 'base64url'));
-    decipher.setAAD(Buffer.from(webhookId));
-    decipher.setAuthTag(Buffer.from(tag, 'base64url'));
-    return Buffer.concat([decipher.update(Buffer.from(data, 'base64url')), decipher.final()]).toString(
-      'utf8',
-    );
-  } catch {
+    return unseal(sealed, secretKey, PURPOSE, webhookId).toString('utf8');
+  } catch (error) {
+    if (!(error instanceof UnsealError)) throw error;
     throw new SecretUnreadableError(
       'webhook secret cannot be decrypted: SECRET_KEY differs from the one that sealed it',
     );

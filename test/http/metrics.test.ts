@@ -203,4 +203,24 @@ describe('GET /metrics', () => {
       assert.ok(families.has(family), `${name} is served`);
     }
   });
+
+  test('REQUEST_METRICS=off leaves the requests uncounted, and only them', async () => {
+    const quiet = await buildApp({
+      config: { ...webhookConfig(certificate), requestMetrics: false },
+      db,
+      logger: false,
+    });
+    await quiet.ready();
+    try {
+      const client = withKey(quiet, (await makeKey(db, { admin: true, scopes: ['admin'] })).raw);
+      for (let i = 0; i < 3; i++)
+        assert.equal((await client.inject({ url: '/api/v1/health' })).statusCode, 200);
+      const res = await client.inject({ url: '/metrics' });
+      assert.equal(res.statusCode, 200);
+      assert.doesNotMatch(res.body, /^market_intel_http_request/m);
+      assert.match(res.body, /^market_intel_db_up 1$/m);
+    } finally {
+      await quiet.close();
+    }
+  });
 });

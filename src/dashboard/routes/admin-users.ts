@@ -12,7 +12,7 @@ const PlanChange = Type.Object({ plan: StringEnum(PLANS) }, { additionalProperti
 /** For admin users' sessions: every user, and their plans. */
 export function registerAdminUsers(app: App, { db }: Services): void {
   app.get('/dashboard/api/admin/users', { config: access.adminUser }, async () => ({
-    data: await listUsers(db, 500, 0),
+    data: (await listUsers(db, { limit: 500, offset: 0 })).rows,
   }));
   app.patch(
     '/dashboard/api/admin/users/:id',

@@ -1,4 +1,4 @@
-import { access } from '../access.ts';
+import { access, idempotent } from '../access.ts';
 import { oneWebhookSchemas } from '../schemas/webhooks.ts';
 import type { App, Services } from '../types.ts';
 import { anyone, handleAttempts, handleResend } from './webhooks.ts';
@@ -13,7 +13,7 @@ export function registerAdminDeliveries(app: App, { webhooks: ctx }: Services): 
   );
   app.post(
     '/api/v1/admin/deliveries/:id/resend',
-    { config: access.admin, schema: one.resend },
+    { config: idempotent(access.admin), schema: one.resend },
     handleResend(ctx, anyone),
   );
 }

@@ -1,19 +1,37 @@
 import { hashPassword } from '../../domain/passwords.ts';
 import { createAccount, issueKey } from '../../services/accounts.ts';
-import { setUserPlan } from '../../store/accounts.ts';
+import { listUsers, setUserPlan } from '../../store/accounts.ts';
+import { KEYSETS } from '../../store/keyset.ts';
 import { createWebhook } from '../../webhooks/service.ts';
-import { access, secret } from '../access.ts';
+import { access, idempotent, secret } from '../access.ts';
 import { errors } from '../errors.ts';
-import { NewKeyBody, NewKeyResponse, NewUserBody, PlanBody, UserResponse } from '../schemas/accounts.ts';
-import { errorResponses, IdParams, Query } from '../schemas/common.ts';
+import { pageStart, rowsBody } from '../paging.ts';
+import {
+  NewKeyBody,
+  NewKeyResponse,
+  NewUserBody,
+  PlanBody,
+  UserList,
+  UserQuery,
+  UserResponse,
+} from '../schemas/accounts.ts';
+import { errorResponses, IdempotencyHeaders, IdParams, Query } from '../schemas/common.ts';
 import { NewWebhookResponse, PageQuery, WebhookBody, WebhookList } from '../schemas/webhooks.ts';
 import type { App, Handler, Services } from '../types.ts';
 import { webhooksOf } from './webhooks.ts';
+
+const listSchema = {
+  tags: ['admin'],
+  summary: 'Users, newest first; search by email part and plan',
+  querystring: UserQuery,
+  response: { 200: UserList, ...errorResponses(400) },
+};
 
 const createUserSchema = {
   tags: ['admin'],
   summary: 'Create a user',
   querystring: Query({}),
+  headers: IdempotencyHeaders,
   body: NewUserBody,
   response: { 201: UserResponse, ...errorResponses(400, 409) },
 };
@@ -32,6 +50,7 @@ const createKeySchema = {
   summary: 'Create an API key for a user; the raw key is in `secret`, once',
   params: IdParams('User'),
   querystring: Query({}),
+  headers: IdempotencyHeaders,
   body: NewKeyBody,
   response: { 201: NewKeyResponse, ...errorResponses(400, 404) },
 };
@@ -41,6 +60,7 @@ const createWebhookSchema = {
   summary: 'Register a webhook for a user; the signing secret is in `secret`, once',
   params: IdParams('User'),
   querystring: Query({}),
+  headers: IdempotencyHeaders,
   body: WebhookBody,
   response: { 201: NewWebhookResponse, ...errorResponses(400, 403, 404) },
 };
@@ -55,11 +75,19 @@ const webhooksSchema = {
 
 /** Admin API on users: admin-scope keys of admin users. */
 export function registerAdminUsers(app: App, services: Services): void {
-  app.post('/api/v1/admin/users', { config: access.admin, schema: createUserSchema }, createUser(services));
+  app.get('/api/v1/admin/users', { config: access.admin, schema: listSchema }, async (request, reply) => {
+    const filter = { ...request.query, after: pageStart(request, KEYSETS.users) };
+    return rowsBody(request, reply, KEYSETS.users, await listUsers(services.db, filter));
+  });
+  app.post(
+    '/api/v1/admin/users',
+    { config: idempotent(access.admin), schema: createUserSchema },
+    createUser(services),
+  );
   app.patch('/api/v1/admin/users/:id', { config: access.admin, schema: planSchema }, changePlan(services));
   app.post(
     '/api/v1/admin/users/:id/keys',
-    { config: secret(access.admin), schema: createKeySchema },
+    { config: idempotent(secret(access.admin)), schema: createKeySchema },
     async (request, reply) => {
       const issued = await issueKey(services.db, { userId: request.params.id, ...request.body });
       return reply.code(201).send(issued);
@@ -74,7 +102,7 @@ export function registerAdminUsers(app: App, services: Services): void {
 export function registerAdminUserWebhooks(app: App, { webhooks }: Services): void {
   app.post(
     '/api/v1/admin/users/:id/webhooks',
-    { config: secret(access.admin), schema: createWebhookSchema },
+    { config: idempotent(secret(access.admin)), schema: createWebhookSchema },
     async (request, reply) => {
       const created = await createWebhook(webhooks, { userId: request.params.id, url: request.body.url });
       return reply.code(201).send(created);

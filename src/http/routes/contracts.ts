@@ -2,10 +2,10 @@ import { Type } from 'typebox';
 import { scoreContract } from '../../pipeline/score.ts';
 import { contractBundle } from '../../services/contracts.ts';
 import { latestSignal } from '../../store/signals.ts';
-import { access, cached } from '../access.ts';
+import { access, cached, idempotent } from '../access.ts';
 import { errors } from '../errors.ts';
 import { pickEngine, visibleSignal } from '../params.ts';
-import { EngineParam, errorResponses, Query, Text } from '../schemas/common.ts';
+import { EngineParam, errorResponses, IdempotencyHeaders, Query, Text } from '../schemas/common.ts';
 import { ContractBundle, EventList, ScoreResponse } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
 import { EventQuery, listEvents } from './events.ts';
@@ -43,6 +43,7 @@ const rescoreSchema = {
   summary: 'Compute or recompute the score; idempotent per (contract, engine, engine version)',
   params: ContractId,
   querystring: EngineQuery,
+  headers: IdempotencyHeaders,
   response: { 200: ScoreResponse, ...errorResponses(400, 404) },
 };
 
@@ -58,7 +59,11 @@ export function registerContracts(app: App, services: Services): void {
     { config: cached(access.read), schema: scoreSchema },
     showScore(services),
   );
-  app.post('/api/v1/contracts/:id/score', { config: access.write, schema: rescoreSchema }, rescore(services));
+  app.post(
+    '/api/v1/contracts/:id/score',
+    { config: idempotent(access.write), schema: rescoreSchema },
+    rescore(services),
+  );
 }
 
 function showContract({ db, now }: Services): Handler<typeof contractSchema> {

@@ -7,7 +7,7 @@ const metricsSchema = {
   tags: ['admin'],
   summary: 'Prometheus metrics for operators (admin key: `x-api-key` or `Authorization: Bearer`)',
   description:
-    'The exposition text format, for the answering process: requests and their durations by method, ' +
+    'The exposition text format, for the whole instance (in `serve --workers N`, every HTTP worker merged: counters and histograms summed, gauges as each one says): requests and their durations by method, ' +
     'route template and status; rate-limit refusals by limit; 503s by cause; the rate limiter store and ' +
     'its local decisions while Redis is away; key and response cache lookups; the connection pool; ' +
     'database reachability; the webhook outbox (oldest due delivery no worker sends, deliveries due, ' +
@@ -19,7 +19,7 @@ const metricsSchema = {
       description: 'Prometheus text exposition format 0.0.4',
       content: { 'text/plain': { schema: Type.String() } },
     },
-    ...errorResponses(400),
+    ...errorResponses(400, 503),
   },
 };
 

@@ -11,10 +11,10 @@ import {
   type WebhookContext,
   webhookDeliveries,
 } from '../../webhooks/service.ts';
-import { access, secret } from '../access.ts';
+import { access, idempotent, secret } from '../access.ts';
 import { errors } from '../errors.ts';
 import { pageStart, rowsBody } from '../paging.ts';
-import { errorResponses, Query } from '../schemas/common.ts';
+import { errorResponses, IdempotencyHeaders, Query } from '../schemas/common.ts';
 import {
   NewWebhookResponse,
   oneWebhookSchemas,
@@ -35,6 +35,7 @@ const createSchema = {
   tags: ['webhooks'],
   summary: 'Register a webhook; the signing secret is in `secret`, once',
   querystring: Query({}),
+  headers: IdempotencyHeaders,
   body: WebhookBody,
   response: { 201: NewWebhookResponse, ...errorResponses(400, 403) },
 };
@@ -52,7 +53,7 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
   );
   app.post(
     '/api/v1/webhooks',
-    { config: secret(access.write), schema: createSchema },
+    { config: idempotent(secret(access.write)), schema: createSchema },
     async (request, reply) => {
       const created = await createWebhook(ctx, { userId: keyOwner(request), url: request.body.url });
       return reply.code(201).send(created);
@@ -80,7 +81,7 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
   );
   app.post(
     '/api/v1/webhooks/deliveries/:id/resend',
-    { config: access.write, schema: one.resend },
+    { config: idempotent(access.write), schema: one.resend },
     handleResend(ctx, keyOwner),
   );
 }

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { KEY_PREFIX } from '../../domain/keys.ts';
 import { type KeyMode as KeyModeName, PLANS, SCOPES } from '../../domain/plans.ts';
-import { Nullable, StringEnum } from './common.ts';
+import { Cursor, Limit, Nullable, Offset, Pagination, Query, StringEnum, Text } from './common.ts';
 
 export const Plan = StringEnum(PLANS);
 export const Scope = StringEnum(SCOPES);
@@ -29,6 +29,20 @@ export const ApiKey = Type.Object({
 });
 
 export const UserResponse = Type.Object({ user: User });
+export const UserList = Type.Object({ data: Type.Array(User), pagination: Pagination });
+
+export const UserQuery = Query({
+  q: Type.Optional(
+    Text({
+      maxLength: 254,
+      description: 'Part of the email, case-insensitive; `%` and `_` match themselves.',
+    }),
+  ),
+  plan: Type.Optional(StringEnum(PLANS, { description: 'Only users on this plan.' })),
+  limit: Limit(200, 50),
+  offset: Offset,
+  cursor: Type.Optional(Cursor),
+});
 export const KeyResponse = Type.Object({ key: ApiKey });
 export const NewKeyResponse = Type.Object({
   key: ApiKey,

@@ -90,3 +90,19 @@ export const errorResponses = (...statuses: number[]) =>
 /** `:id` of a uuid-keyed resource, e.g. IdParams('Webhook'). */
 export const IdParams = (what: string) =>
   Type.Object({ id: Type.String({ format: 'uuid', description: `${what} id` }) });
+
+/** The request header of idempotent POSTs (http/idempotency.ts), as node spells it: in lower case. */
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+
+/** Written as documented; Fastify lower-cases the names of a headers schema before validating. */
+export const IdempotencyHeaders = Type.Object({
+  'Idempotency-Key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: '^[\\x20-\\x7E]*$',
+      description:
+        'Optional, 1-255 printable ASCII characters, e.g. a UUID. A retry with the same key and the same request within 24 hours gets the first answer again (with `Idempotent-Replayed: true`) instead of creating another resource; the same key with another request is 422.',
+    }),
+  ),
+});

@@ -588,6 +588,7 @@ const EXAMPLES: Record<string, OperationExamples> = {
       },
     },
   },
+  getAdminUsers: { responses: { 200: page([USER], 1) } },
   postAdminUsers: {
     request: { email: USER.email, plan: 'developer' },
     responses: { 201: { user: USER } },
@@ -712,8 +713,12 @@ const ERRORS: Record<number, (path: string) => ApiError> = {
   401: () => errors.missingKey(),
   403: () => errors.insufficientScope('write', ['read']),
   404: notFound,
-  409: () => answered(webhookErrors.deliveryUnfinished(DELIVERY.id, 'pending')),
+  409: (path) =>
+    path.endsWith('/resend')
+      ? answered(webhookErrors.deliveryUnfinished(DELIVERY.id, 'pending'))
+      : errors.idempotencyInProgress(),
   413: () => errors.payloadTooLarge(),
+  422: () => errors.idempotencyKeyReused(),
   415: () => errors.unsupportedMediaType('text/plain'),
   429: () => errors.rateLimited(12),
   503: () => errors.exportsBusy(4),

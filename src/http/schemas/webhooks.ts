@@ -5,6 +5,7 @@ import { SIGNAL_CREATED } from '../../webhooks/outbox.ts';
 import {
   Cursor,
   errorResponses,
+  IdempotencyHeaders,
   IdParams,
   Limit,
   Nullable,
@@ -169,6 +170,7 @@ export function oneWebhookSchemas(tag: 'webhooks' | 'admin') {
       summary: 'Resend a delivery: a new attempt series with the same delivery id, due now',
       params: IdParams('Delivery'),
       querystring: Query({}),
+      headers: IdempotencyHeaders,
       response: { 202: DeliveryResponse, ...errorResponses(400, 404, 409) },
     },
   };

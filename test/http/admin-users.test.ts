@@ -1,0 +1,117 @@
+/** GET /api/v1/admin/users: admins list and search users; the search text is matched literally. */
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { App } from '../../src/http/types.ts';
+import { createAccount } from '../../src/services/accounts.ts';
+import type { Db } from '../../src/store/db.ts';
+import { type Envelope, getJson, type Injector, makeKey, testApp, withKey } from '../support/app.ts';
+import { freshDb } from '../support/db.ts';
+
+interface UserList {
+  data: { id: string; email: string; plan: string; is_admin: boolean; created_at: string }[];
+  pagination: { limit: number; offset: number; count: number };
+}
+
+let db: Db;
+let app: App;
+let admin: Injector;
+/** The users made below, oldest first. */
+const made: { id: string; email: string }[] = [];
+
+before(async () => {
+  db = await freshDb();
+  app = await testApp(db);
+  admin = withKey(app, (await makeKey(db, { admin: true, scopes: ['admin'] })).raw);
+  const emails = [
+    ['a_b@search.test', 'developer'],
+    ['axb@search.test', 'free'],
+    ['Ann.100%@Search.test', 'developer'],
+    ['ann.1000@search.test', 'institutional'],
+    ['back\\slash@search.test', 'free'],
+  ] as const;
+  for (const [i, [email, plan]] of emails.entries()) {
+    const user = await createAccount(db, { email, plan, isAdmin: false });
+    // Distinct, known creation times: the list's order is by them.
+    await db.query('UPDATE users SET created_at = $2 WHERE id = $1', [
+      user.id,
+      new Date(Date.UTC(2030, 0, 1 + i)).toISOString(),
+    ]);
+    made.push({ id: user.id, email });
+  }
+});
+after(async () => {
+  await app.close();
+  await db.close();
+});
+
+const list = (query: string) => getJson<UserList>(admin, `/api/v1/admin/users${query}`);
+const emailsOf = (body: UserList) => body.data.map((u) => u.email);
+
+describe('GET /api/v1/admin/users', () => {
+  test('lists users newest first, paged, as the user resource with no secrets', async () => {
+    const all = await list('?q=search.test');
+    assert.equal(all.status, 200);
+    assert.deepEqual(
+      emailsOf(all.body),
+      [...made].reverse().map((u) => u.email),
+    );
+    for (const user of all.body.data) {
+      assert.deepEqual(Object.keys(user).sort(), ['created_at', 'email', 'id', 'is_admin', 'plan']);
+    }
+    const page = await list('?q=search.test&limit=2&offset=1');
+    assert.deepEqual(page.body.pagination, { limit: 2, offset: 1, count: 2 });
+    assert.deepEqual(emailsOf(page.body), [made[3]?.email, made[2]?.email]);
+    const everyone = await list('');
+    assert.equal(everyone.body.pagination.limit, 50);
+    assert.equal(everyone.body.data.length, made.length + 1, 'the admin too');
+  });
+
+  test('q is a case-insensitive part of the email; %, _ and \\ match only themselves', async () => {
+    assert.deepEqual(emailsOf((await list('?q=ANN.100')).body), [
+      'ann.1000@search.test',
+      'Ann.100%@Search.test',
+    ]);
+    assert.deepEqual(emailsOf((await list('?q=%25')).body), ['Ann.100%@Search.test']);
+    assert.deepEqual(emailsOf((await list('?q=a_b')).body), ['a_b@search.test']);
+    assert.deepEqual(emailsOf((await list('?q=_')).body), ['a_b@search.test']);
+    assert.deepEqual(emailsOf((await list('?q=%5C')).body), ['back\\slash@search.test']);
+    assert.deepEqual(emailsOf((await list('?q=nobody')).body), []);
+  });
+
+  test('plan filters, and combines with q', async () => {
+    assert.deepEqual(emailsOf((await list('?plan=developer')).body), [
+      'Ann.100%@Search.test',
+      'a_b@search.test',
+    ]);
+    assert.deepEqual(emailsOf((await list('?plan=developer&q=ann')).body), ['Ann.100%@Search.test']);
+  });
+
+  test('hostile values are 400 in the envelope naming the parameter', async () => {
+    for (const [query, name] of [
+      ['?q=a%00b', 'q'],
+      ['?q=', 'q'],
+      [`?q=${'x'.repeat(255)}`, 'q'],
+      ['?q=%0A', 'q'],
+      ['?plan=gold', 'plan'],
+      ['?limit=0', 'limit'],
+      ['?limit=201', 'limit'],
+      ['?offset=-1', 'offset'],
+      ['?q=a&q=b', 'q'],
+      ['?email=a', 'email'],
+    ] as const) {
+      const res = await list(query);
+      assert.equal(res.status, 400, query);
+      const { error } = res.body as unknown as Envelope;
+      assert.equal(error.code, 'invalid_parameter', query);
+      assert.ok(error.message.includes(`"${name}"`), `${query}: ${error.message}`);
+    }
+  });
+
+  test('only admin-scope keys of admin users may list', async () => {
+    const developer = await makeKey(db, { plan: 'institutional', scopes: ['read', 'write'] });
+    const adminsReadKey = await makeKey(db, { admin: true, scopes: ['read', 'write'] });
+    assert.equal((await getJson(withKey(app, developer.raw), '/api/v1/admin/users')).status, 403);
+    assert.equal((await getJson(withKey(app, adminsReadKey.raw), '/api/v1/admin/users')).status, 403);
+    assert.equal((await getJson(app, '/api/v1/admin/users')).status, 401);
+  });
+});
