@@ -144,6 +144,14 @@ describe('following next_cursor yields the rows of one offset listing', () => {
     await sameAsOneListing(`/api/v1/admin/users/${userId}/webhooks`, byId, 4, 200);
   });
 
+  test('/api/v1/admin/users, all and searched (tied created_at)', async () => {
+    const made = [];
+    for (let i = 0; i < 9; i += 1) made.push((await makeKey(db)).userId);
+    await db.query(`UPDATE users SET created_at = '2024-03-01T00:00:00.123456Z' WHERE id = ANY($1)`, [made]);
+    await sameAsOneListing('/api/v1/admin/users', byId, 3, 200);
+    await sameAsOneListing('/api/v1/admin/users?q=%40example.test', byId, 2, 200);
+  });
+
   test('a webhook’s deliveries and a delivery’s attempts, for the owner and for an admin', async () => {
     await sameAsOneListing(`/api/v1/webhooks/${webhookId}/deliveries`, byId, 4, 200);
     await sameAsOneListing(`/api/v1/admin/webhooks/${webhookId}/deliveries`, byId, 5, 200);
