@@ -9,7 +9,7 @@ import { freshDb } from '../support/db.ts';
 
 interface UserList {
   data: { id: string; email: string; plan: string; is_admin: boolean; created_at: string }[];
-  pagination: { limit: number; offset: number; count: number };
+  pagination: { limit: number; offset: number; count: number; next_cursor: string | null };
 }
 
 let db: Db;
