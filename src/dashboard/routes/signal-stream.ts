@@ -53,6 +53,8 @@ export function registerSignalStream(app: App, { now }: Services): void {
       open.delete(res);
       clearInterval(keepalive);
       for (const stop of unsubscribe) stop();
+      // The client went away: a half-closed socket would otherwise be kept, and hold up the server's close.
+      res.destroy();
     });
     send('ready', { live: bus?.healthy ?? false });
   });

@@ -54,7 +54,12 @@ export function registerSignals(app: App, { db }: Services): void {
         limit: q.limit,
         offset: q.offset,
       });
-      const about = { engine: engine.name, version: engine.version, engines: engineChoices(request) };
+      const about = {
+        engine: engine.name,
+        version: engine.version,
+        engines: engineChoices(request),
+        classifications: CLASSIFICATION_LABELS,
+      };
       return sendJson(
         reply,
         `${JSON.stringify(about).slice(0, -1)},${pageJson(list, q.limit, q.offset).slice(1)}`,
