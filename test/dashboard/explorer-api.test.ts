@@ -4,6 +4,7 @@
  * signal stream's notification on a new signal, and the evidence stored per engine version.
  */
 import assert from 'node:assert/strict';
+import { get, type IncomingMessage } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { openSession, SESSION_COOKIE } from '../../src/dashboard/sessions.ts';
 import { getEngine } from '../../src/domain/engines/index.ts';
@@ -184,24 +185,27 @@ describe('signal stream', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     const address = app.server.address();
     assert.ok(address && typeof address === 'object');
-    const controller = new AbortController();
-    const res = await fetch(`http://127.0.0.1:${address.port}/dashboard/api/signal-stream`, {
-      headers: { cookie: as('developer').cookie },
-      signal: controller.signal,
-    });
-    assert.equal(res.status, 200);
-    assert.match(res.headers.get('content-type') ?? '', /^text\/event-stream/);
-    assert.equal(res.headers.get('cache-control'), 'no-store');
-    const reader = res.body?.getReader();
-    assert.ok(reader);
+    // node:http, not fetch: an aborted fetch leaves a fresh idle connection behind that holds up close.
+    const res = await new Promise<IncomingMessage>((resolve, reject) =>
+      get(
+        `http://127.0.0.1:${address.port}/dashboard/api/signal-stream`,
+        { headers: { cookie: as('developer').cookie } },
+        resolve,
+      ).on('error', reject),
+    );
+    assert.equal(res.statusCode, 200);
+    assert.match(res.headers['content-type'] ?? '', /^text\/event-stream/);
+    assert.equal(res.headers['cache-control'], 'no-store');
     let text = '';
+    res.setEncoding('utf8');
+    res.on('data', (chunk: string) => {
+      text += chunk;
+    });
     const until = async (pattern: RegExp) => {
       const deadline = Date.now() + 10_000;
       while (!pattern.test(text)) {
         assert.ok(Date.now() < deadline, `no ${pattern} in ${text}`);
-        const { value, done } = await reader.read();
-        assert.ok(!done, 'stream ended');
-        text += new TextDecoder().decode(value);
+        await new Promise((resolve) => setTimeout(resolve, 10));
       }
     };
     await until(/event: ready\ndata: \{"live":true,"at":"[^"]+"\}\n\n/);
@@ -217,7 +221,7 @@ describe('signal stream', () => {
     const before = new Date();
     await scoreContract(db, contract.id, engine, new Date(), 75);
     await until(/event: signals\n/);
-    controller.abort();
+    res.destroy();
     const page = (
       await dashboard('developer', `/signals?ticker=GD&since=${before.toISOString()}`)
     ).json() as Page;

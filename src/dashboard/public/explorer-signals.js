@@ -194,7 +194,7 @@ export async function signalsView(params) {
   page = withChoices(page);
   const tbody = h('tbody', {});
   const status = h('span', { class: 'live-status', 'data-live': 'connecting' }, 'connecting…');
-  const counter = h('p', { class: 'muted', 'aria-live': 'polite' });
+  const counter = h('p', { class: 'muted', 'aria-live': 'polite', 'data-fresh': '' });
   const more = h('button', { type: 'button', class: 'secondary' }, 'Load more');
   let offset = 0;
   const seen = new Map();
@@ -251,12 +251,14 @@ export async function signalsView(params) {
     more,
   );
 
-  live = listen(async (since) => {
+  live = listen(async (since, baseline) => {
     const got = await api('GET', `/signals?${query(filters, { since, limit: 200 })}`);
     for (const item of got.data.slice().reverse()) {
       const known = seen.get(item.signal.id);
       if (known === item.signal.computed_at) continue;
       seen.set(item.signal.id, item.signal.computed_at);
+      // What was there when the stream opened is not new, shown or not.
+      if (baseline && item.signal.computed_at < baseline) continue;
       tbody.querySelector(`tr[data-signal-id="${CSS.escape(item.signal.id)}"]`)?.remove();
       tbody.prepend(row(item, true));
       fresh += 1;
@@ -271,50 +273,62 @@ function withChoices(page) {
 }
 
 /**
- * Follows the signal stream; `refresh(since)` runs once per notification (one at a time: a
+ * Follows the signal stream: `refresh(since, baseline)` runs once per notification, one at a time (a
  * notification during a refresh runs one more after it), and every POLL_MS while the server cannot
- * notify.
+ * notify. `since` is a server moment less SLACK_MS. The first run, when the stream opens, is the
+ * baseline: signals it finds computed before that moment were there before the page listened (a
+ * signal committed in the round trip between the list's request and the stream's start is shown on
+ * the next load, not live).
  */
 function listen(refresh, status) {
   const state = { source: null, poll: null };
+  let last = null;
   let since = null;
-  let running = null;
+  let running = false;
   let again = false;
-  const run = async (at) => {
-    const from = since;
-    since = new Date(Date.parse(at) - SLACK_MS).toISOString();
+  const run = async (baseline = null) => {
     if (running) {
       again = true;
       return;
     }
-    running = refresh(from ?? since).catch(() => undefined);
-    await running;
-    running = null;
+    running = true;
+    const from = since ?? new Date(Date.parse(last) - SLACK_MS).toISOString();
+    since = new Date(Date.parse(last) - SLACK_MS).toISOString();
+    await refresh(from, baseline).catch(() => undefined);
+    running = false;
     if (again) {
       again = false;
-      await run(new Date().toISOString());
+      await run();
     }
+  };
+  const heard = (event) => {
+    const data = JSON.parse(event.data);
+    last = data.at;
+    return data;
   };
   const mode = (text, polling) => {
     status.textContent = text;
     status.dataset.live = polling ? 'polling' : 'live';
     clearInterval(state.poll);
-    state.poll = polling ? setInterval(() => void run(new Date().toISOString()), POLL_MS) : null;
+    state.poll = polling ? setInterval(() => void run(), POLL_MS) : null;
   };
   const source = new EventSource('/dashboard/api/signal-stream');
   state.source = source;
-  const at = (event) => JSON.parse(event.data).at;
-  source.addEventListener('ready', (event) => {
-    const data = JSON.parse(event.data);
-    // A reconnection may have missed notifications: read from the last moment seen.
-    if (since) void run(data.at);
-    else since = new Date(Date.parse(data.at) - SLACK_MS).toISOString();
+  source.addEventListener('ready', async (event) => {
+    const first = last === null;
+    const data = heard(event);
+    // The first sets the baseline; a reconnection may have missed notifications: read what came.
+    await run(first ? data.at : null);
     mode(data.live ? '● live' : 'checking every 30 s', !data.live);
   });
-  source.addEventListener('signals', (event) => void run(at(event)));
+  source.addEventListener('signals', (event) => {
+    heard(event);
+    void run();
+  });
   source.addEventListener('resync', (event) => {
+    heard(event);
     mode('● live', false);
-    void run(at(event));
+    void run();
   });
   source.addEventListener('degraded', () => mode('checking every 30 s', true));
   source.addEventListener('error', () => {
