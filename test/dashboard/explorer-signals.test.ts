@@ -52,7 +52,8 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     await db?.close();
   });
 
-  const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
+  // The viewport: a page of 50 rows is too long to look at whole.
+  const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png` });
   const open = async (hash: string) => {
     await page.goto(`${base}/dashboard${hash}`);
     await page.waitForSelector('body[data-ready="true"]');
@@ -151,6 +152,8 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     await first.getByRole('link', { name: 'NOC' }).click();
     await page.waitForFunction(() => location.hash === '#/companies/NOC');
     await page.waitForFunction(() => !document.querySelector('table.signals'));
+    // The company page has drawn (its data comes in after the hash changes).
+    await page.waitForSelector('h1:has-text("NOC")');
     await page.goBack();
     await page.waitForSelector('table.signals tbody tr');
     await rows()

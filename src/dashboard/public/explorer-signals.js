@@ -8,8 +8,8 @@ import { companyLink, contractLink, dollars, upgradeNotice } from './explorer-ch
 
 const FILTERS = ['engine', 'min_score', 'ticker', 'classification', 'from', 'to'];
 const PAGE = 50;
-/** A signal computed just before the stream's moment may commit just after it: ask a little earlier. */
-const SLACK_MS = 60_000;
+/** A signal computed just before a notification's moment may commit just after it: ask a little earlier. */
+const SLACK_MS = 5_000;
 /** Without notifications (the server lost its listening connection, or refused the stream). */
 const POLL_MS = 30_000;
 const SCORES = [
@@ -40,11 +40,11 @@ const query = (filters, extra = {}) => new URLSearchParams({ ...filters, ...extr
 function scoreBars(signal) {
   return h(
     'div',
-    { class: 'scores' },
+    { class: 'score-grid' },
     SCORES.map(([field, label]) =>
       h(
         'div',
-        { class: `score ${label}` },
+        { class: `score-row ${label}` },
         h('span', { class: 'score-label' }, label),
         s(
           'svg',
@@ -251,14 +251,14 @@ export async function signalsView(params) {
     more,
   );
 
-  live = listen(async (since, baseline) => {
+  live = listen(async (since, opened) => {
     const got = await api('GET', `/signals?${query(filters, { since, limit: 200 })}`);
     for (const item of got.data.slice().reverse()) {
       const known = seen.get(item.signal.id);
       if (known === item.signal.computed_at) continue;
       seen.set(item.signal.id, item.signal.computed_at);
-      // What was there when the stream opened is not new, shown or not.
-      if (baseline && item.signal.computed_at < baseline) continue;
+      // Computed before the stream opened: there before the page listened, not new.
+      if (item.signal.computed_at < opened) continue;
       tbody.querySelector(`tr[data-signal-id="${CSS.escape(item.signal.id)}"]`)?.remove();
       tbody.prepend(row(item, true));
       fresh += 1;
@@ -273,28 +273,29 @@ function withChoices(page) {
 }
 
 /**
- * Follows the signal stream: `refresh(since, baseline)` runs once per notification, one at a time (a
+ * Follows the signal stream: `refresh(since, opened)` runs once per notification, one at a time (a
  * notification during a refresh runs one more after it), and every POLL_MS while the server cannot
- * notify. `since` is a server moment less SLACK_MS. The first run, when the stream opens, is the
- * baseline: signals it finds computed before that moment were there before the page listened (a
- * signal committed in the round trip between the list's request and the stream's start is shown on
- * the next load, not live).
+ * notify. `since` is the server's moment of the previous run less SLACK_MS; `opened`, the server's
+ * moment when the stream first opened: signals computed before it were there before the page
+ * listened (one committed in the round trip between the list's request and the stream's start is
+ * shown on the next load, not live).
  */
 function listen(refresh, status) {
   const state = { source: null, poll: null };
+  let opened = null;
   let last = null;
   let since = null;
   let running = false;
   let again = false;
-  const run = async (baseline = null) => {
+  const run = async () => {
     if (running) {
       again = true;
       return;
     }
     running = true;
-    const from = since ?? new Date(Date.parse(last) - SLACK_MS).toISOString();
+    const from = since;
     since = new Date(Date.parse(last) - SLACK_MS).toISOString();
-    await refresh(from, baseline).catch(() => undefined);
+    await refresh(from ?? since, opened).catch(() => undefined);
     running = false;
     if (again) {
       again = false;
@@ -314,11 +315,13 @@ function listen(refresh, status) {
   };
   const source = new EventSource('/dashboard/api/signal-stream');
   state.source = source;
-  source.addEventListener('ready', async (event) => {
-    const first = last === null;
+  source.addEventListener('ready', (event) => {
     const data = heard(event);
-    // The first sets the baseline; a reconnection may have missed notifications: read what came.
-    await run(first ? data.at : null);
+    // A reconnection may have missed notifications: read what came meanwhile.
+    if (opened === null) {
+      opened = data.at;
+      since = new Date(Date.parse(data.at) - SLACK_MS).toISOString();
+    } else void run();
     mode(data.live ? '● live' : 'checking every 30 s', !data.live);
   });
   source.addEventListener('signals', (event) => {
