@@ -4,7 +4,10 @@
  * signal stream's notification on a new signal, and the evidence stored per engine version.
  */
 import assert from 'node:assert/strict';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { get, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { openSession, SESSION_COOKIE } from '../../src/dashboard/sessions.ts';
 import { getEngine } from '../../src/domain/engines/index.ts';
@@ -14,6 +17,7 @@ import type { App } from '../../src/http/types.ts';
 import { scoreContract } from '../../src/pipeline/score.ts';
 import type { Db } from '../../src/store/db.ts';
 import { closeApp, type Envelope, makeKey, testApp } from '../support/app.ts';
+import { cli } from '../support/cli.ts';
 import { seededDb } from '../support/db.ts';
 import { URL_VALUES } from '../support/hostile.ts';
 
@@ -273,5 +277,32 @@ describe('evidence', () => {
     const ok = await dashboard('institutional', '/evidence?engine=regime-aware');
     assert.equal(ok.statusCode, 200);
     assert.equal((ok.json() as { engine: string }).engine, 'regime-aware');
+  });
+});
+
+describe('evaluate stores the study the Evidence page reads', () => {
+  test('`market-intel evaluate` replaces the stored summary with its own run', async () => {
+    const version = getEngine('materiality')?.version ?? '';
+    await db.query(
+      `INSERT INTO event_studies (engine_name, engine_version, computed_at, contracts, summary)
+       VALUES ('materiality', $1, '2000-01-01T00:00:00Z', 0, '{}')
+       ON CONFLICT (engine_name, engine_version) DO UPDATE SET computed_at = EXCLUDED.computed_at,
+         contracts = 0, summary = '{}'`,
+      [version],
+    );
+    const out = await mkdtemp(path.join(tmpdir(), 'mi-evidence-'));
+    try {
+      const run = await cli(['evaluate', '--out', out], { DATABASE_URL: db.url ?? '', DATA_DIR: out });
+      assert.equal(run.code, 0, run.stderr);
+      assert.match(run.stderr, /stored the study for the dashboard's Evidence page/);
+    } finally {
+      await rm(out, { recursive: true, force: true });
+    }
+    const res = await dashboard('developer', '/evidence');
+    const body = res.json() as { computed_at: string; contracts: number; study: unknown };
+    assert.notEqual(body.computed_at, '2000-01-01T00:00:00.000Z');
+    const direct = await studyEngineVersion(db, 'materiality', version);
+    assert.equal(body.contracts, direct.contracts);
+    assert.deepEqual(body.study, JSON.parse(JSON.stringify(direct.summary)));
   });
 });
