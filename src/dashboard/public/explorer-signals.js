@@ -225,6 +225,7 @@ export async function signalsView(params) {
       { class: 'muted' },
       `${page.engine} ${page.version}, ranked by signal score. `,
       status,
+      ' ',
       showsRationale || !page.data.length
         ? null
         : ' Per-rule rationale ("why") is shown on the intelligence tier.',
