@@ -22,6 +22,7 @@ import {
 } from './evaluation/announcement-evaluation-report.ts';
 import { renderEventsCsv, renderMarkdown, renderSvg } from './evaluation/event-report.ts';
 import { DEFAULT_BENCHMARKS, runEventStudy } from './evaluation/event-study.ts';
+import { EVIDENCE_BENCHMARKS, evidenceOf } from './evaluation/evidence.ts';
 import { isIsoDate } from './sources/candles.ts';
 import { loadStudyCloses, WIDE_CLOSES_FILE } from './sources/closes.ts';
 import { type Db, openDb } from './store/db.ts';
@@ -30,6 +31,7 @@ import {
   announcementCoverage,
   announcementEvents,
   priceSeries,
+  saveEventStudy,
   scoredEvents,
   signalVersions,
 } from './store/evaluation.ts';
@@ -80,7 +82,7 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
       );
     }
     say(`evaluate: ${events.length} contracts scored by ${engine.name} ${version}`);
-    const tickers = [...new Set(events.map((e) => e.ticker)), ...DEFAULT_BENCHMARKS];
+    const tickers = [...new Set(events.map((e) => e.ticker)), ...DEFAULT_BENCHMARKS, ...EVIDENCE_BENCHMARKS];
     const candles = await priceSeries(db, tickers);
     say(
       `evaluate: candles for ${[...candles.values()].filter((c) => c.length > 0).length} of ${candles.size} tickers`,
@@ -105,6 +107,15 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
       writeFile(path.join(outDir, 'events.csv'), renderEventsCsv(result)),
     ]);
     say(`evaluate: wrote REPORT.md, chart.svg, events.csv`);
+    // The dashboard's Evidence page reads the same study, over its own windows and benchmarks.
+    await saveEventStudy(db, {
+      engine: engine.name,
+      version,
+      computedAt: new Date().toISOString(),
+      contracts: events.length,
+      summary: JSON.stringify(evidenceOf(events, candles)),
+    });
+    say(`evaluate: stored the study for the dashboard's Evidence page`);
     process.stdout.write(`${path.join(outDir, 'REPORT.md')}\n`);
   } finally {
     await db.close();

@@ -92,3 +92,46 @@ export async function announcementCoverage(
   );
   return rows[0] ?? { first: null, last: null, paragraphs: 0 };
 }
+
+/** A stored event-study summary (migration 020): `summary` is JSON text, written and read whole. */
+export interface StoredStudy {
+  engine: string;
+  version: string;
+  computedAt: string;
+  contracts: number;
+  summary: string;
+}
+
+/** Replaces the version's stored summary. */
+export async function saveEventStudy(db: Queryable, study: StoredStudy): Promise<void> {
+  await db.query(
+    `INSERT INTO event_studies (engine_name, engine_version, computed_at, contracts, summary)
+     VALUES ($1, $2, $3, $4, $5)
+     ON CONFLICT (engine_name, engine_version) DO UPDATE
+       SET computed_at = EXCLUDED.computed_at, contracts = EXCLUDED.contracts, summary = EXCLUDED.summary`,
+    [study.engine, study.version, study.computedAt, study.contracts, study.summary],
+  );
+}
+
+export async function storedEventStudy(
+  db: Queryable,
+  engine: string,
+  version: string,
+): Promise<StoredStudy | null> {
+  const rows = await db.query<StoredStudy>(
+    `SELECT engine_name AS engine, engine_version AS version, computed_at AS "computedAt", contracts, summary
+     FROM event_studies WHERE engine_name = $1 AND engine_version = $2`,
+    [engine, version],
+  );
+  return rows[0] ?? null;
+}
+
+/** Contracts with a ticker scored by the version now (what a fresh study would take). */
+export async function scoredContracts(db: Queryable, engine: string, version: string): Promise<number> {
+  const rows = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM signals s JOIN contracts c ON c.id = s.contract_id
+     WHERE s.engine_name = $1 AND s.engine_version = $2 AND c.ticker IS NOT NULL`,
+    [engine, version],
+  );
+  return rows[0]?.n ?? 0;
+}

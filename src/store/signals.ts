@@ -32,6 +32,11 @@ export interface SignalFilter {
   since?: string;
   availableFrom?: string;
   availableTo?: string;
+  /** The contract's nlp_classification. */
+  classification?: string;
+  /** The contract's award_date on or after / on or before (YYYY-MM-DD). */
+  awardFrom?: string;
+  awardTo?: string;
   limit: number;
   offset: number;
   /** Continue strictly after this position of the list's order (keyset paging). */
@@ -90,6 +95,18 @@ export function signalPage(
       (p) =>
         `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.available_at <= ${p}::timestamptz)`,
       filter.availableTo,
+    )
+    .add(
+      (p) => `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.nlp_classification = ${p})`,
+      filter.classification,
+    )
+    .add(
+      (p) => `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.award_date >= ${p}::date)`,
+      filter.awardFrom,
+    )
+    .add(
+      (p) => `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.award_date <= ${p}::date)`,
+      filter.awardTo,
     );
   addAfter(where, KEYSETS.signals, filter.after);
   const limit = where.next(filter.limit);

@@ -3,6 +3,8 @@
 // API data cannot inject markup.
 import { companyView } from './explorer-company.js';
 import { contractView } from './explorer-contract.js';
+import { evidenceView } from './explorer-evidence.js';
+import { signalsView } from './explorer-signals.js';
 
 const main = document.getElementById('main');
 export const state = { me: null, csrf: null };
@@ -23,7 +25,7 @@ export function h(tag, attrs = {}, ...children) {
   }
   return el;
 }
-const s = (tag, attrs = {}, ...children) => h(tag, { ...attrs, svg: true }, ...children);
+export const s = (tag, attrs = {}, ...children) => h(tag, { ...attrs, svg: true }, ...children);
 
 export class ApiFailure extends Error {
   constructor(status, message) {
@@ -55,7 +57,8 @@ function toast(text) {
   setTimeout(() => el.classList.remove('show'), 2500);
 }
 
-const when = (iso) => (iso ? `${new Date(iso).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—');
+export const when = (iso) =>
+  iso ? `${new Date(iso).toISOString().replace('T', ' ').slice(0, 16)} UTC` : '—';
 
 export function render(...nodes) {
   main.replaceChildren(...nodes.flat());
@@ -694,7 +697,12 @@ async function usersView() {
 
 // ---------------------------------------------------------------- routing
 
+/** The `?…` of `#/page?…`: the filters of a linkable view. */
+const hashQuery = () => new URLSearchParams(location.hash.split('?')[1] ?? '');
+
 const views = {
+  signals: () => signalsView(hashQuery()),
+  evidence: () => evidenceView(hashQuery()),
   keys: keysView,
   webhooks: webhooksView,
   usage: () => usageView(),
@@ -715,8 +723,8 @@ function signedOut() {
 
 async function route() {
   if (!state.me) return signedOut();
-  // `#/name/arg…`: the explorer's pages take a ticker or a contract id.
-  const [first, ...args] = location.hash.replace(/^#\//, '').split('/');
+  // `#/name/arg…?query`: the explorer's pages take a ticker or a contract id, or filters (hashQuery).
+  const [first, ...args] = location.hash.replace(/^#\//, '').split('?')[0].split('/');
   const name = first || 'keys';
   const view = views[name] ?? views.keys;
   for (const link of document.querySelectorAll('nav a')) {

@@ -4,8 +4,11 @@ import { registerCandles } from './candles.ts';
 import { registerCompanies } from './companies.ts';
 import { registerContracts } from './contracts.ts';
 import { registerDeliveries } from './deliveries.ts';
+import { registerEvidence } from './evidence.ts';
 import { registerKeys } from './keys.ts';
 import { registerMe } from './me.ts';
+import { registerSignalStream } from './signal-stream.ts';
+import { registerSignals } from './signals.ts';
 import { registerSignin } from './signin.ts';
 import { registerSignout } from './signout.ts';
 import { registerSignup } from './signup.ts';
@@ -34,4 +37,7 @@ export function registerDashboard(app: App, services: Services): void {
   registerCandles(app, services);
   registerContracts(app, services);
   registerAdminUsers(app, services);
+  registerSignals(app, services);
+  registerSignalStream(app, services);
+  registerEvidence(app, services);
 }
