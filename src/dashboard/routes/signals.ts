@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { CLASSIFICATION_LABELS } from '../../domain/types.ts';
 import { access } from '../../http/access.ts';
-import { pageJson, sendJson } from '../../http/json-body.ts';
+import { sendJson } from '../../http/json-body.ts';
 import { checkDateRange, upper } from '../../http/params.ts';
 import {
   DateString,
@@ -62,7 +62,8 @@ export function registerSignals(app: App, { db }: Services): void {
       };
       return sendJson(
         reply,
-        `${JSON.stringify(about).slice(0, -1)},${pageJson(list, q.limit, q.offset).slice(1)}`,
+        // Paged by offset ("Load more"): the dashboard's list takes no cursor.
+        `${JSON.stringify(about).slice(0, -1)},"data":${list.json},"pagination":${JSON.stringify({ limit: q.limit, offset: q.offset, count: list.count })}}`,
       );
     },
   );
