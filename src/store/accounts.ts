@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NewKey } from '../domain/keys.ts';
 import type { KeyMode, Plan, Scope } from '../domain/plans.ts';
 import type { Queryable } from './db.ts';
-import { addAfter, KEYSETS, orderBy, type Position, positionJson, type RowPage, rowPage } from './keyset.ts';
+import { KEYSETS, keysetRows, type Position, type RowPage } from './keyset.ts';
 import { Where } from './where.ts';
 
 export interface User {
@@ -182,13 +182,7 @@ export async function listUsers(db: Queryable, filter: UserFilter): Promise<RowP
       filter.q === undefined ? undefined : likeLiteral(filter.q),
     )
     .add((p) => `u.plan = ${p}`, filter.plan);
-  addAfter(where, KEYSETS.users, filter.after);
-  const rows = await db.query<User & { position: string }>(
-    `SELECT ${USER_COLUMNS}, ${positionJson(KEYSETS.users)} AS position FROM users u ${where.sql()}
-     ORDER BY ${orderBy(KEYSETS.users)} LIMIT ${where.next(filter.limit + 1)} OFFSET ${where.next(filter.offset)}`,
-    where.params,
-  );
-  return rowPage(rows, filter.limit);
+  return keysetRows(db, KEYSETS.users, { columns: USER_COLUMNS, from: 'users u', where }, filter);
 }
 
 export async function passwordHashOf(

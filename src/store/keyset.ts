@@ -5,6 +5,7 @@
  * index is entered at the position) and neither repeats nor skips a row when rows are inserted or
  * deleted before it.
  */
+import type { Queryable } from './db.ts';
 import type { JsonList } from './json.ts';
 import type { Where } from './where.ts';
 
@@ -165,4 +166,31 @@ export function rowPage<T>(rows: readonly (T & { position: string })[], limit: n
   const kept = rows.slice(0, limit).map(({ position: _position, ...row }) => row as T);
   const last = rows[limit - 1];
   return { rows: kept, next: rows.length > limit && last ? parsePosition(last.position) : null };
+}
+
+/** Where a page of a row list starts: `limit` rows after `offset`, or after the position `after`. */
+export interface PageRequest {
+  limit: number;
+  offset: number;
+  after?: Position;
+}
+
+/**
+ * One page of a list read in node: `columns` of `from` (its alias as the keyset names it) matching
+ * `where`, in the keyset's order, continued after `page.after` when given.
+ */
+export async function keysetRows<T>(
+  db: Queryable,
+  keyset: Keyset,
+  select: { columns: string; from: string; where: Where },
+  page: PageRequest,
+): Promise<RowPage<T>> {
+  const { where } = select;
+  addAfter(where, keyset, page.after);
+  const rows = await db.query<T & { position: string }>(
+    `SELECT ${select.columns}, ${positionJson(keyset)} AS position FROM ${select.from} ${where.sql()}
+     ORDER BY ${orderBy(keyset)} LIMIT ${where.next(page.limit + 1)} OFFSET ${where.next(page.offset)}`,
+    where.params,
+  );
+  return rowPage(rows, page.limit);
 }

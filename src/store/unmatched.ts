@@ -1,6 +1,6 @@
 /** The curation list of recipients no ticker was found for. */
 import type { Queryable } from './db.ts';
-import { addAfter, KEYSETS, orderBy, type Position, positionJson, type RowPage, rowPage } from './keyset.ts';
+import { KEYSETS, keysetRows, type PageRequest, type RowPage } from './keyset.ts';
 import { Where } from './where.ts';
 
 export interface UnmatchedRecipient {
@@ -14,19 +14,10 @@ export interface UnmatchedRecipient {
  * Largest total value first. A later ingest raises a name's total, moving it up the list: a page read
  * after that, by offset or from a position, may repeat or miss a name that moved.
  */
-export async function listUnmatched(
-  db: Queryable,
-  page: { limit: number; offset: number; after?: Position },
-): Promise<RowPage<UnmatchedRecipient>> {
-  const where = new Where();
-  addAfter(where, KEYSETS.unmatched, page.after);
-  const rows = await db.query<UnmatchedRecipient & { position: string }>(
-    `SELECT u.name_norm, u.sample_name, u.award_count, u.total_value, ${positionJson(KEYSETS.unmatched)} AS position
-     FROM unmatched_recipients u ${where.sql()} ORDER BY ${orderBy(KEYSETS.unmatched)}
-     LIMIT ${where.next(page.limit + 1)} OFFSET ${where.next(page.offset)}`,
-    where.params,
-  );
-  return rowPage(rows, page.limit);
+export async function listUnmatched(db: Queryable, page: PageRequest): Promise<RowPage<UnmatchedRecipient>> {
+  const columns = 'u.name_norm, u.sample_name, u.award_count, u.total_value';
+  const from = 'unmatched_recipients u';
+  return keysetRows(db, KEYSETS.unmatched, { columns, from, where: new Where() }, page);
 }
 
 /** Adds newly stored awards' counts and values to their names' rows. */

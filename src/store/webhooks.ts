@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Plan } from '../domain/plans.ts';
 import type { Db, Queryable } from './db.ts';
-import { addAfter, KEYSETS, orderBy, type Position, positionJson, type RowPage, rowPage } from './keyset.ts';
+import { KEYSETS, keysetRows, orderBy, type PageRequest, type RowPage } from './keyset.ts';
 import { Where } from './where.ts';
 
 /** SQL of webhooks, their deliveries (the outbox) and attempts. */
@@ -63,12 +63,8 @@ export interface Attempt {
   error: string | null;
 }
 
-export interface Page {
-  limit: number;
-  offset: number;
-  /** Continue strictly after this position of the list's order (keyset paging). */
-  after?: Position;
-}
+/** A page of a list: `limit` rows after `offset`, or after a position (keyset paging). */
+export type Page = PageRequest;
 
 export const WEBHOOK_STATES = ['active', 'failing', 'suspended', 'deleted'] as const;
 export type WebhookState = (typeof WEBHOOK_STATES)[number];
@@ -140,13 +136,7 @@ export async function getWebhook(db: Queryable, id: string, owner: string | null
 export async function listWebhooks(db: Queryable, userId: string, page: Page): Promise<RowPage<Webhook>> {
   const where = new Where().add((p) => `w.user_id = ${p}`, userId);
   where.clauses.push('w.disabled_at IS NULL');
-  addAfter(where, KEYSETS.webhooks, page.after);
-  const rows = await db.query<Webhook & { position: string }>(
-    `SELECT ${WEBHOOK_COLUMNS}, ${positionJson(KEYSETS.webhooks)} AS position FROM webhooks w ${where.sql()}
-     ORDER BY ${orderBy(KEYSETS.webhooks)} LIMIT ${where.next(page.limit + 1)} OFFSET ${where.next(page.offset)}`,
-    where.params,
-  );
-  return rowPage(rows, page.limit);
+  return keysetRows(db, KEYSETS.webhooks, { columns: WEBHOOK_COLUMNS, from: 'webhooks w', where }, page);
 }
 
 /**
@@ -185,14 +175,8 @@ export async function listDeliveries(
   const where = new Where()
     .add((p) => `d.webhook_id = ${p}`, webhookId)
     .add((p) => `d.status = ${p}`, filter.status);
-  addAfter(where, KEYSETS.deliveries, filter.after);
-  const rows = await db.query<Delivery & { position: string }>(
-    `SELECT ${DELIVERY_COLUMNS}, ${positionJson(KEYSETS.deliveries)} AS position FROM webhook_deliveries d
-     ${where.sql()} ORDER BY ${orderBy(KEYSETS.deliveries)}
-     LIMIT ${where.next(filter.limit + 1)} OFFSET ${where.next(filter.offset)}`,
-    where.params,
-  );
-  return rowPage(rows, filter.limit);
+  const select = { columns: DELIVERY_COLUMNS, from: 'webhook_deliveries d', where };
+  return keysetRows(db, KEYSETS.deliveries, select, filter);
 }
 
 /** A delivery; with `owner`, only when that user owns its webhook. */
@@ -230,14 +214,12 @@ export async function listAttempts(db: Queryable, deliveryId: string): Promise<A
 /** A page of a delivery's attempts, every series, in order. */
 export async function attemptsPage(db: Queryable, deliveryId: string, page: Page): Promise<RowPage<Attempt>> {
   const where = new Where().add((p) => `a.delivery_id = ${p}`, deliveryId);
-  addAfter(where, KEYSETS.attempts, page.after);
-  const rows = await db.query<Attempt & { position: string }>(
-    `SELECT ${ATTEMPT_COLUMNS}, ${positionJson(KEYSETS.attempts)} AS position FROM webhook_attempts a
-     ${where.sql()} ORDER BY ${orderBy(KEYSETS.attempts)}
-     LIMIT ${where.next(page.limit + 1)} OFFSET ${where.next(page.offset)}`,
-    where.params,
+  return keysetRows(
+    db,
+    KEYSETS.attempts,
+    { columns: ATTEMPT_COLUMNS, from: 'webhook_attempts a', where },
+    page,
   );
-  return rowPage(rows, page.limit);
 }
 
 /**

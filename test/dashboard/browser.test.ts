@@ -10,6 +10,7 @@ import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
+import { listenLocally } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 import { testResolver, webhookConfig } from '../webhooks/helpers.ts';
 import { type Certificate, makeCertificate, type Receiver, startReceiver } from '../webhooks/receiver.ts';
@@ -47,10 +48,7 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
       logger: false,
       webhooks: { worker: true, resolve: testResolver, pollMs: 50 },
     });
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    assert.ok(address && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
+    base = await listenLocally(app);
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
     const context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base });

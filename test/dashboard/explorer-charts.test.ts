@@ -13,7 +13,7 @@ import { openSession, SESSION_COOKIE } from '../../src/dashboard/sessions.ts';
 import type { Plan } from '../../src/domain/plans.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { type Envelope, makeKey, testConfig } from '../support/app.ts';
+import { type Envelope, listenLocally, makeKey, testConfig } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 import { mustRefuse, URL_VALUES } from '../support/hostile.ts';
 
@@ -44,10 +44,7 @@ async function get(plan: Plan | null, url: string) {
 before(async () => {
   db = await seededDb();
   app = await buildApp({ config: testConfig(), db, logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  assert.ok(address && typeof address === 'object');
-  base = `http://127.0.0.1:${address.port}`;
+  base = await listenLocally(app);
 });
 after(async () => {
   await app?.close();

@@ -14,7 +14,7 @@ import { studyEngineVersion } from '../../src/evaluation/evidence.ts';
 import type { App } from '../../src/http/types.ts';
 import { scoreContract } from '../../src/pipeline/score.ts';
 import type { Db } from '../../src/store/db.ts';
-import { makeKey, testApp } from '../support/app.ts';
+import { listenLocally, makeKey, testApp } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -34,10 +34,7 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     mkdirSync(SHOTS, { recursive: true });
     db = await seededDb();
     app = await testApp(db);
-    await app.listen({ port: 0, host: '127.0.0.1' });
-    const address = app.server.address();
-    assert.ok(address && typeof address === 'object');
-    base = `http://127.0.0.1:${address.port}`;
+    base = await listenLocally(app);
     ({ userId } = await makeKey(db, { plan: 'developer', mode: 'test', scopes: ['read'] }));
     const { token } = await openSession(db, userId, new Date());
     browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
@@ -55,6 +52,9 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
   // The viewport: a page of 50 rows is too long to look at whole.
   const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png` });
   const open = async (hash: string) => {
+    // From another document: a goto that changes only the hash keeps the page (and its data-ready) and
+    // routes in the background, so the old page's rows could still be read.
+    await page.goto('about:blank');
     await page.goto(`${base}/dashboard${hash}`);
     await page.waitForSelector('body[data-ready="true"]');
   };

@@ -10,7 +10,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { testConfig } from '../support/app.ts';
+import { listenLocally, testConfig } from '../support/app.ts';
 import { freshDb } from '../support/db.ts';
 
 // As test/dashboard/browser.test.ts launches it (importing that file would run its tests here).
@@ -25,10 +25,7 @@ let base: string;
 before(async () => {
   db = await freshDb();
   app = await buildApp({ config: testConfig(), db, logger: false });
-  await app.listen({ port: 0, host: '127.0.0.1' });
-  const address = app.server.address();
-  assert.ok(address && typeof address === 'object');
-  base = `http://127.0.0.1:${address.port}`;
+  base = await listenLocally(app);
 });
 after(async () => {
   await app?.close();

@@ -91,3 +91,11 @@ export async function closeApp(app: App, db: Db): Promise<void> {
   await app.close();
   await db.close();
 }
+
+/** Starts `app` listening on a free loopback port, for a real client (a browser, fetch); its base URL. */
+export async function listenLocally(app: App): Promise<string> {
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const address = app.server.address();
+  if (!address || typeof address !== 'object') throw new Error('the app is not listening on a port');
+  return `http://127.0.0.1:${address.port}`;
+}
