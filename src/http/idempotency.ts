@@ -1,5 +1,11 @@
 import { createHash, randomUUID } from 'node:crypto';
-import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import type {
+  FastifyReply,
+  FastifyRequest,
+  onSendHookHandler,
+  preHandlerHookHandler,
+  RouteOptions,
+} from 'fastify';
 import { sealBytes, unsealBytes } from '../domain/sealing.ts';
 import {
   claimIdempotencyKey,
@@ -83,17 +89,25 @@ export function installIdempotency(app: App, services: Services): void {
         `idempotent route ${route.url} must be a keyed POST declaring the ${IDEMPOTENCY_HEADER} header`,
       );
     }
+    withIdempotency(route, services);
   });
+}
 
-  app.addHook('preHandler', (request, reply, done) => {
-    if (!request.routeOptions.config.idempotent || request.headers[IDEMPOTENCY_HEADER] === undefined)
-      return done();
+const asList = <T>(hooks: T | T[] | undefined): T[] =>
+  hooks === undefined ? [] : Array.isArray(hooks) ? hooks : [hooks];
+
+/**
+ * The two hooks, on the idempotent routes only: hooks on the app would run, for nothing, on every
+ * request of every route, the cached reads included.
+ */
+function withIdempotency(route: RouteOptions, services: Services): void {
+  const claim: preHandlerHookHandler = (request, reply, done) => {
+    if (request.headers[IDEMPOTENCY_HEADER] === undefined) return done();
     begin(services, request, reply).then((replayed) => {
       if (!replayed) done();
     }, done);
-  });
-
-  app.addHook('onSend', (request, reply, payload, done) => {
+  };
+  const store: onSendHookHandler = (request, reply, payload, done) => {
     const held = request.idempotency;
     if (!held) return done(null, payload);
     request.idempotency = null;
@@ -105,7 +119,9 @@ export function installIdempotency(app: App, services: Services): void {
         done(null, payload);
       },
     );
-  });
+  };
+  route.preHandler = [...asList(route.preHandler), claim];
+  route.onSend = [...asList(route.onSend), store];
 }
 
 /** Claims the key for this request (false: run the handler) or answers it (true). */
