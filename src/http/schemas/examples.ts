@@ -103,48 +103,8 @@ const RESCORED = {
   risk_score: 34,
   computed_at: '2026-11-26T05:50:36.430Z',
   rationale: [
-    {
-      rule: 'award_size',
-      weight: 35,
-      value: 1,
-      contribution: 35,
-      detail: 'award value $2,423,365,242',
-    },
-    {
-      rule: 'relative_to_median',
-      weight: 25,
-      value: 1,
-      contribution: 25,
-      detail: '49.31× the trailing 365-day median of $49,149,497',
-    },
-    {
-      rule: 'share_of_trailing',
-      weight: 10,
-      value: 0.751,
-      contribution: 7.5099,
-      detail: '17.91% of $ awarded over 87 awards in 365 days',
-    },
-    {
-      rule: 'agency',
-      weight: 10,
-      value: 1,
-      contribution: 10,
-      detail: 'Department of Defense (defense)',
-    },
-    {
-      rule: 'classification',
-      weight: 15,
-      value: 1,
-      contribution: 15,
-      detail: 'shipbuilding',
-    },
-    {
-      rule: 'match_confidence',
-      weight: 5,
-      value: 0.95,
-      contribution: 4.75,
-      detail: 'ticker match confidence 0.99',
-    },
+    // The materiality engine's rules, the same values: regime-aware adds the regime's to them.
+    ...SIGNAL.rationale,
     {
       rule: 'regime_risk_on',
       weight: 10,
