@@ -365,6 +365,30 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     assert.deepEqual(problems, []);
   });
 
+  test('a page left before its data arrived never draws over the page shown next', async () => {
+    await open('institutional');
+    await page.route('**/dashboard/api/companies/**', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await route.continue();
+    });
+    await page.goto(`${base}/dashboard#/keys`);
+    await page.waitForSelector('h1:has-text("API keys")');
+    await page.evaluate(() => {
+      location.hash = '#/companies/LMT';
+    });
+    await page.waitForTimeout(100);
+    await page.evaluate(() => {
+      location.hash = '#/keys';
+    });
+    await page.waitForSelector('h1:has-text("API keys")');
+    // The company's answer arrives 1.5 s after it was asked for; give it time to (not) draw.
+    await page.waitForResponse('**/dashboard/api/companies/**');
+    await page.waitForTimeout(500);
+    assert.equal(await page.locator('main h1').first().textContent(), 'API keys');
+    assert.equal(await page.locator('#company-chart').count(), 0);
+    await page.unroute('**/dashboard/api/companies/**');
+  });
+
   test('a company without candles says so, and still lists its contracts', async () => {
     await page.goto(`${base}/dashboard#/companies/HON`);
     await page.waitForSelector('[data-no-candles="HON"]');

@@ -34,7 +34,14 @@ export class ApiFailure extends Error {
   }
 }
 
+/** Counts the routings: a read started under one routing is not used by a page the user has left. */
+let routing = 0;
+
+/** The answer to a read of a page the user has left (another page is being shown): dropped silently. */
+class Superseded extends Error {}
+
 export async function api(method, path, body) {
+  const startedIn = routing;
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && state.csrf) headers['x-csrf-token'] = state.csrf;
@@ -46,6 +53,8 @@ export async function api(method, path, body) {
   });
   if (res.status === 204) return null;
   const data = await res.json().catch(() => ({}));
+  // A page still loading when the user moved on would otherwise draw over the page now shown.
+  if (method === 'GET' && startedIn !== routing) throw new Superseded(path);
   if (!res.ok) throw new ApiFailure(res.status, data?.error?.message ?? `request failed (${res.status})`);
   return data;
 }
@@ -76,6 +85,7 @@ function guarded(errorEl, action) {
     try {
       await action();
     } catch (error) {
+      if (error instanceof Superseded) return;
       if (error instanceof ApiFailure && error.status === 401 && state.me) return signedOut();
       errorEl.textContent = error.message;
     }
@@ -722,6 +732,7 @@ function signedOut() {
 }
 
 async function route() {
+  routing += 1;
   if (!state.me) return signedOut();
   // `#/name/arg…?query`: the explorer's pages take a ticker or a contract id, or filters (hashQuery).
   const [first, ...args] = location.hash.replace(/^#\//, '').split('?')[0].split('/');
@@ -736,6 +747,7 @@ async function route() {
     await view(...args.map(decodeURIComponent));
     main.focus({ preventScroll: true });
   } catch (error) {
+    if (error instanceof Superseded) return;
     if (error instanceof ApiFailure && error.status === 401) return signedOut();
     render(h('p', { class: 'error', role: 'alert' }, error.message));
   }
