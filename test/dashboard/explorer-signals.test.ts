@@ -59,6 +59,12 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     await page.waitForSelector('body[data-ready="true"]');
   };
   const rows = () => page.locator('table.signals tbody tr');
+  /** Applies the filters and waits for the page they route to (not the old table, still shown meanwhile). */
+  const apply = async () => {
+    await page.evaluate(() => document.querySelector('table.signals')?.setAttribute('data-old', ''));
+    await page.getByRole('button', { name: 'Apply' }).click();
+    await page.waitForSelector('table.signals:not([data-old]), [data-empty]');
+  };
   const setPlan = (plan: string) => db.query('UPDATE users SET plan = $1 WHERE id = $2', [plan, userId]);
 
   test('the signals page lists the default engine’s signals, best first, with score bars', async () => {
@@ -91,7 +97,7 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     await page.getByLabel('Ticker').fill('lmt');
     await page.getByLabel('Award from').fill('2022-01-01');
     await page.getByLabel('Award to').fill('2023-12-31');
-    await page.getByRole('button', { name: 'Apply' }).click();
+    await apply();
     await page.waitForFunction(() => location.hash.includes('ticker=lmt'));
     assert.equal(new URL(page.url()).hash, '#/signals?min_score=60&ticker=lmt&from=2022-01-01&to=2023-12-31');
     await page.waitForSelector('[data-live="live"]');
@@ -105,7 +111,7 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     const tickers = await page.locator('table.signals .ticker').allTextContents();
     assert.ok(tickers.every((t) => t === 'LMT'));
     await page.getByLabel('Classification').selectOption({ index: 1 });
-    await page.getByRole('button', { name: 'Apply' }).click();
+    await apply();
     await page.waitForFunction(() => location.hash.includes('classification='));
     await page.reload();
     await page.waitForSelector('body[data-ready="true"]');
