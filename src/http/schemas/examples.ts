@@ -417,37 +417,10 @@ const EXAMPLES: Record<string, OperationExamples> = {
     responses: {
       200: HEALTH,
       503: {
+        ...HEALTH,
         ok: false,
         failing: ['webhooks'],
-        db: {
-          ok: true,
-        },
-        limiter: {
-          ok: true,
-          store: 'memory',
-        },
-        webhooks: {
-          ok: false,
-          detail: 'the oldest due delivery has waited 94 s (limit 60 s)',
-        },
-        ingest: {
-          ok: true,
-          scheduled: false,
-          last_progress_at: null,
-        },
-        engines: [
-          {
-            name: 'materiality',
-            version: '2.0.0',
-            tier: 'developer',
-          },
-          {
-            name: 'regime-aware',
-            version: '1.1.0',
-            tier: 'intelligence',
-          },
-        ],
-        now: '2026-11-26T05:50:36.296Z',
+        webhooks: { ok: false, detail: 'the oldest due delivery has waited 94 s (limit 60 s)' },
       },
     },
   },
