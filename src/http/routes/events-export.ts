@@ -1,12 +1,10 @@
 import { eventExport } from '../../store/export.ts';
 import { access } from '../access.ts';
-import { showsRationale } from '../auth.ts';
 import { ExportParams, type ExportSlots, exportFormat, exportResponse, sendExport } from '../export.ts';
-import { checkDateRange, pickEngine, upper } from '../params.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
 import { EventItem } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
-import { EventQuery } from './events.ts';
+import { EventQuery, eventFilter } from './events.ts';
 
 const { limit: _pageSize, offset: _pageStart, cursor: _position, ...filters } = EventQuery.properties;
 
@@ -31,26 +29,14 @@ export function registerEventsExport(app: App, services: Services, slots: Export
 function exportEvents(services: Services, slots: ExportSlots): Handler<typeof exportSchema> {
   return async (request, reply) => {
     const q = request.query;
-    checkDateRange(q.from, q.to);
-    const engine = pickEngine(request, q.engine);
+    const filter = eventFilter(request, q);
     const format = exportFormat(request, q.format);
-    const withRationale = showsRationale(request);
-    const query = eventExport(
-      {
-        engine: engine.name,
-        withRationale,
-        ticker: upper(q.ticker),
-        agency: q.agency,
-        classification: q.classification,
-        from: q.from,
-        to: q.to,
-        source: q.source,
-        availableFrom: q.available_from,
-        availableTo: q.available_to,
-        limit: q.limit ?? null,
-      },
+    const query = eventExport({ ...filter, limit: q.limit ?? null }, format);
+    return sendExport(services, slots, request, reply, {
+      name: 'events',
       format,
-    );
-    return sendExport(services, slots, request, reply, { name: 'events', format, query, withRationale });
+      query,
+      withRationale: filter.withRationale,
+    });
   };
 }

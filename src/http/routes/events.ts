@@ -1,4 +1,5 @@
-import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { CLASSIFICATION_LABELS } from '../../domain/types.ts';
 import { CONTRACT_SOURCES } from '../../shapes/resources.ts';
 import { eventsJson } from '../../store/events.ts';
@@ -61,20 +62,34 @@ export function registerEvents(app: App, services: Services): void {
 }
 
 /** Also the handler of /api/v1/contracts, the list's older name. */
+/** The events filter of a validated query (the list's and the export's), for the caller's engine and tier. */
+export function eventFilter(
+  request: FastifyRequest,
+  q: Omit<Static<typeof EventQuery>, 'limit' | 'offset' | 'cursor'>,
+) {
+  checkDateRange(q.from, q.to);
+  return {
+    engine: pickEngine(request, q.engine).name,
+    withRationale: showsRationale(request),
+    ticker: upper(q.ticker),
+    agency: q.agency,
+    classification: q.classification,
+    from: q.from,
+    to: q.to,
+    source: q.source,
+    availableFrom: q.available_from,
+    availableTo: q.available_to,
+  };
+}
+
 export function listEvents({ db }: Services): Handler<typeof listSchema> {
   return async (request, reply) => {
     const q = request.query;
-    checkDateRange(q.from, q.to);
-    const engine = pickEngine(request, q.engine);
-    const after = pageStart(request, KEYSETS.events);
     const list = await eventsJson(db, {
-      ...q,
-      ticker: upper(q.ticker),
-      availableFrom: q.available_from,
-      availableTo: q.available_to,
-      engine: engine.name,
-      withRationale: showsRationale(request),
-      after,
+      ...eventFilter(request, q),
+      limit: q.limit,
+      offset: q.offset,
+      after: pageStart(request, KEYSETS.events),
     });
     return sendJson(reply, pageJson(list, pagination(request, reply, KEYSETS.events, list)));
   };

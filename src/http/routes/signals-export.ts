@@ -1,12 +1,10 @@
 import { signalExport } from '../../store/export.ts';
 import { access } from '../access.ts';
-import { showsRationale } from '../auth.ts';
 import { ExportParams, type ExportSlots, exportFormat, exportResponse, sendExport } from '../export.ts';
-import { pickEngine, upper } from '../params.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
 import { SignalItem } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
-import { SignalQuery } from './signals.ts';
+import { SignalQuery, signalFilter } from './signals.ts';
 
 const { limit: _pageSize, offset: _pageStart, cursor: _position, ...filters } = SignalQuery.properties;
 
@@ -31,23 +29,14 @@ export function registerSignalsExport(app: App, services: Services, slots: Expor
 function exportSignals(services: Services, slots: ExportSlots): Handler<typeof exportSchema> {
   return async (request, reply) => {
     const q = request.query;
-    const engine = pickEngine(request, q.engine);
+    const filter = signalFilter(request, q);
     const format = exportFormat(request, q.format);
-    const withRationale = showsRationale(request);
-    const query = signalExport(
-      {
-        engine: engine.name,
-        engineVersion: engine.version,
-        withRationale,
-        minScore: q.min_score,
-        ticker: upper(q.ticker),
-        since: q.since,
-        availableFrom: q.available_from,
-        availableTo: q.available_to,
-        limit: q.limit ?? null,
-      },
+    const query = signalExport({ ...filter, limit: q.limit ?? null }, format);
+    return sendExport(services, slots, request, reply, {
+      name: 'signals',
       format,
-    );
-    return sendExport(services, slots, request, reply, { name: 'signals', format, query, withRationale });
+      query,
+      withRationale: filter.withRationale,
+    });
   };
 }

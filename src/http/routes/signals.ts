@@ -1,4 +1,5 @@
-import { Type } from 'typebox';
+import type { FastifyRequest } from 'fastify';
+import { type Static, Type } from 'typebox';
 import { KEYSETS } from '../../store/keyset.ts';
 import { signalsJson } from '../../store/signals.ts';
 import { access, cached } from '../access.ts';
@@ -42,23 +43,32 @@ export function registerSignals(app: App, services: Services): void {
   app.get('/api/v1/signals', { config: cached(access.read), schema: listSchema }, listSignals(services));
 }
 
+/** The signals filter of a validated query (the list's and the export's), for the caller's engine and tier. */
+export function signalFilter(
+  request: FastifyRequest,
+  q: Omit<Static<typeof SignalQuery>, 'limit' | 'offset' | 'cursor'>,
+) {
+  const engine = pickEngine(request, q.engine);
+  return {
+    engine: engine.name,
+    engineVersion: engine.version,
+    withRationale: showsRationale(request),
+    minScore: q.min_score,
+    ticker: upper(q.ticker),
+    since: q.since,
+    availableFrom: q.available_from,
+    availableTo: q.available_to,
+  };
+}
+
 function listSignals({ db }: Services): Handler<typeof listSchema> {
   return async (request, reply) => {
     const q = request.query;
-    const engine = pickEngine(request, q.engine);
-    const after = pageStart(request, KEYSETS.signals);
     const list = await signalsJson(db, {
-      engine: engine.name,
-      withRationale: showsRationale(request),
-      engineVersion: engine.version,
-      minScore: q.min_score,
-      ticker: upper(q.ticker),
-      since: q.since,
-      availableFrom: q.available_from,
-      availableTo: q.available_to,
+      ...signalFilter(request, q),
       limit: q.limit,
       offset: q.offset,
-      after,
+      after: pageStart(request, KEYSETS.signals),
     });
     return sendJson(reply, pageJson(list, pagination(request, reply, KEYSETS.signals, list)));
   };
