@@ -29,6 +29,7 @@ import { APP_ROLE } from '../../src/store/embedded-roles.ts';
 import { SERVICE_USER } from '../../src/store/embedded-user.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { UnsafeSocketDirError, verifySocketDir } from '../../src/store/socket-dir.ts';
+import { cli } from '../support/cli.ts';
 import { buildLegacyCluster, canBuildLegacyCluster } from '../support/legacy-cluster.ts';
 
 const ROOT = process.getuid?.() === 0;
@@ -304,6 +305,14 @@ describe('embedded PostgreSQL: socket directory', () => {
       const lines = original.split('\n');
       lines[4] = swapped;
       writeFileSync(pidFile, lines.join('\n'));
+      const command = await cli(['users', 'create', '--email', 'swapped@example.test'], {
+        DATA_DIR: dataDir,
+      });
+      assert.equal(command.code, 1, command.stderr);
+      assert.match(
+        command.stderr,
+        /^market-intel: refusing PostgreSQL's socket directory \/tmp\/market-intel-pg-\w+: /m,
+      );
       await assert.rejects(
         openDb({ databaseUrl: null, dataDir }, { attach: true }),
         /refusing PostgreSQL's socket directory \/tmp\/market-intel-pg-\w+: its mode is 0755|owned by uid/,
