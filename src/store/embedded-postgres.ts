@@ -38,7 +38,7 @@ export const CLUSTER_DIR = 'postgres';
 const START_TIMEOUT_MS = 30_000;
 /** initdb takes about a second; a stuck one is killed rather than waited for. */
 const INITDB_TIMEOUT_MS = 120_000;
-/** The system commands asked about users and namespaces answer at once. */
+/** `setpriv --version` answers at once. */
 const PROBE = { timeout: 10_000 };
 
 export interface EmbeddedServer {

@@ -38,6 +38,8 @@ function lookUp(name: string): { uid: number; gid: number } | null {
   return { uid: Number(uid), gid: Number(gid) };
 }
 
+/** In /usr/sbin, which a service's PATH may lack. */
+const useradd = () => (fs.existsSync('/usr/sbin/useradd') ? '/usr/sbin/useradd' : 'useradd');
 const USERADD = ['--system', '--user-group', '--no-create-home', '--home-dir', '/nonexistent'];
 
 /**
@@ -49,7 +51,7 @@ async function ensureUser(name: string): Promise<{ uid: number; gid: number }> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const existing = lookUp(name);
     if (existing) return unprivileged(name, existing);
-    const made = spawnSync('useradd', [...USERADD, '--shell', '/usr/sbin/nologin', name], {
+    const made = spawnSync(useradd(), [...USERADD, '--shell', '/usr/sbin/nologin', name], {
       ...PROBE,
       encoding: 'utf8',
     });

@@ -174,6 +174,24 @@ describe('embedded PostgreSQL: host user and roles', () => {
   });
 });
 
+describe('embedded PostgreSQL: where its user cannot reach', () => {
+  test('a DATA_DIR inside a private directory stops the start, naming the directory and the fix', {
+    skip: !ROOT && 'needs root',
+  }, async () => {
+    const parent = tempDir();
+    chmodSync(parent, 0o700);
+    const dataDir = path.join(parent, 'data');
+    await assert.rejects(
+      startEmbedded(dataDir, { noSync: true }),
+      new RegExp(
+        `the system user '${SERVICE_USER}' \\(the service runs as root\\), which cannot reach DATA_DIR ${dataDir}: ` +
+          `${parent} is private\\. .*chmod o\\+x ${parent}, or setfacl -m u:${SERVICE_USER}:x ${parent}`,
+      ),
+    );
+    assert.equal(existsSync(path.join(dataDir, 'postgres')), false, 'nothing was initialised');
+  });
+});
+
 describe('embedded PostgreSQL: a data directory of an earlier version', () => {
   test('a root-owned cluster whose tables the superuser owns is handed to the PostgreSQL user and the app role, data intact', {
     skip: !canBuildLegacyCluster() && 'needs root and user namespaces',
