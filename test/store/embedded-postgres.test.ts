@@ -100,6 +100,14 @@ describe('embedded PostgreSQL', () => {
       );
       assert.equal(settings?.listen, '', 'no TCP listener: it cannot collide with a server on 5432');
       assert.ok(Number(settings?.version) >= 170000);
+      // The server's own sessions and this command's: all the restricted role (none is a superuser).
+      const roles = await db.query<{ role: string }>(
+        "SELECT DISTINCT usename AS role FROM pg_stat_activity WHERE backend_type = 'client backend'",
+      );
+      assert.deepEqual(
+        roles.map((r) => r.role),
+        ['market_intel'],
+      );
     } finally {
       await db.close();
     }
