@@ -1,7 +1,8 @@
 /**
  * Runs the whole suite with node's test runner: the database under test is TEST_DATABASE_URL's
  * PostgreSQL, or else an embedded server started here on a temporary directory (the project's own
- * embedded mode) and stopped at the end. scripts/test-setup.ts seeds a template database once, then
+ * embedded mode) and stopped at the end: TEST_DATABASE_URL is then its superuser's, and TEST_APP_ROLE
+ * names the restricted role test databases are opened as (test/support/db.ts). scripts/test-setup.ts seeds a template database once, then
  * every test/**\/*.test.ts runs. Extra arguments are test files to run instead of all of them.
  */
 import { spawnSync } from 'node:child_process';
@@ -9,6 +10,7 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbedded } from '../src/store/embedded-postgres.ts';
+import { APP_ROLE } from '../src/store/embedded-roles.ts';
 
 function findTests(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -25,7 +27,9 @@ if (!env.TEST_DATABASE_URL) {
   const dir = mkdtempSync(path.join(tmpdir(), 'market-intel-test-'));
   // Tests open many pools side by side (two files at a time, several databases each).
   const server = await startEmbedded(dir, { noSync: true, maxConnections: 300 });
-  env.TEST_DATABASE_URL = server.url;
+  // The harness creates databases as the superuser; the app under test connects as the restricted role.
+  env.TEST_DATABASE_URL = server.adminUrl;
+  env.TEST_APP_ROLE = APP_ROLE;
   process.stderr.write(`run-tests: embedded PostgreSQL (pid ${server.pid}) in ${dir}\n`);
   stop = async () => {
     await server.stop();

@@ -5,14 +5,15 @@
 import { seed } from '../src/pipeline/seed.ts';
 import { openDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { admin, SEED_TEMPLATE, TEST_DATABASE_URL, withDatabase } from '../test/support/db.ts';
+import { admin, appUrl, grantTemplateSchema, SEED_TEMPLATE } from '../test/support/db.ts';
 
 const started = Date.now();
+await grantTemplateSchema();
 await admin(async (c) => {
   await c.query(`DROP DATABASE IF EXISTS ${SEED_TEMPLATE} WITH (FORCE)`);
   await c.query(`CREATE DATABASE ${SEED_TEMPLATE}`);
 });
-const db = await openDb({ databaseUrl: withDatabase(TEST_DATABASE_URL, SEED_TEMPLATE), dataDir: '' });
+const db = await openDb({ databaseUrl: appUrl(SEED_TEMPLATE), dataDir: '' });
 await migrate(db);
 await seed(db, { signalThreshold: 75 });
 await db.close();

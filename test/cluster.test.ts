@@ -14,7 +14,7 @@ import { TEST_KEY_RPM } from '../src/domain/plans.ts';
 import { type Db, openDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { makeKey } from './support/app.ts';
-import { admin, TEST_DATABASE_URL, withDatabase } from './support/db.ts';
+import { admin, appUrl } from './support/db.ts';
 import { type LogLine, type Server, startServe } from './support/serve.ts';
 
 const REDIS_URL = process.env.REDIS_URL || null;
@@ -154,7 +154,7 @@ describe('serve --workers', () => {
   before(async () => {
     const name = `market_intel_cluster_${process.pid}_${randomBytes(3).toString('hex')}`;
     await admin((c) => c.query(`CREATE DATABASE ${name}`));
-    databaseUrl = withDatabase(TEST_DATABASE_URL, name);
+    databaseUrl = appUrl(name);
     db = await openDb({ databaseUrl, dataDir: '' });
     await migrate(db);
   });

@@ -3,9 +3,10 @@
  * owns DATA_DIR/postgres. See docs/EMBEDDED-POSTGRES.md for the measurements behind each choice.
  *
  * - Socket only (listen_addresses=''): no TCP port is bound, so it runs beside any PostgreSQL on 5432;
- *   the socket is 0700, reachable by this service's user alone.
- * - PostgreSQL refuses to run as root. As root it runs in a user namespace (files stay root's, the data
- *   directory may sit under a 0700 home) or, where namespaces are denied, as the `postgres` OS user.
+ *   the socket's directory is private to PostgreSQL's user, and checked before anyone connects
+ *   (socket-dir.ts).
+ * - PostgreSQL refuses to run as root; as root it runs as a dedicated unprivileged system user
+ *   (embedded-user.ts), and the app connects as a role that is no superuser (embedded-roles.ts).
  * - npm cannot ship symbolic links and may skip install scripts: the binaries' library links are
  *   restored here, at every start (idempotent).
  * - The child is asked to stop when node dies (`setpriv --pdeathsig`); a postmaster left running by a
@@ -13,30 +14,38 @@
  *   with a message, while one-off commands connect to the running server.
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataDirBusyError, lockDataDir } from './dir-lock.ts';
+import { ADMIN_ROLE, APP_DATABASE, APP_ROLE, setUpRoles } from './embedded-roles.ts';
+import {
+  adoptCluster,
+  assertReachable,
+  chooseRunAs,
+  EmbeddedPostgresError,
+  makeDataDir,
+  ownerUid,
+  type RunAs,
+} from './embedded-user.ts';
+import { isPostmasterOf, readPidFile, stopPostmaster } from './postmaster.ts';
+import { makeSocketDir, removeSocketDir, SOCKET_PORT, verifySocketDir } from './socket-dir.ts';
+
+export { EmbeddedPostgresError, readPidFile };
 
 /** The cluster's directory under DATA_DIR. */
 export const CLUSTER_DIR = 'postgres';
-/** Names the socket file only (`.s.PGSQL.5432`): no TCP port is bound. */
-const SOCKET_PORT = 5432;
-/** sockaddr_un's path limit. */
-const MAX_SOCKET_PATH = 107;
 const START_TIMEOUT_MS = 30_000;
-const STOP_TIMEOUT_MS = 30_000;
 /** initdb takes about a second; a stuck one is killed rather than waited for. */
 const INITDB_TIMEOUT_MS = 120_000;
-/** The system commands asked about users and namespaces answer at once. */
+/** `setpriv --version` answers at once. */
 const PROBE = { timeout: 10_000 };
 
-export class EmbeddedPostgresError extends Error {}
-
 export interface EmbeddedServer {
-  /** A node-postgres connection string for the socket. */
+  /** The app's connection string for the socket: the restricted role (embedded-roles.ts). */
   readonly url: string;
+  /** The superuser's, for what only it may do (test harnesses creating databases); never the app's. */
+  readonly adminUrl: string;
   /** The postmaster's pid. */
   readonly pid: number;
   /** This process started it (and stops it); false when attached to another process's server. */
@@ -54,9 +63,6 @@ export interface EmbeddedOptions {
   maxConnections?: number;
 }
 
-/** How the binaries are run: as ourselves, in a user namespace (root), or as an OS user (root). */
-type RunAs = { mode: 'self' } | { mode: 'userns' } | { mode: 'user'; uid: number; gid: number };
-
 interface Binaries {
   initdb: string;
   postgres: string;
@@ -66,8 +72,12 @@ interface Binaries {
 export async function startEmbedded(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const log = options.log ?? (() => undefined);
   const bin = await binaries();
-  const runAs = chooseRunAs([dataDir, bin.postgres]);
-  fs.mkdirSync(dataDir, { recursive: true, mode: runAs.mode === 'user' ? 0o711 : 0o700 });
+  const runAs = await chooseRunAs();
+  makeDataDir(dataDir, runAs);
+  assertReachable(runAs, [
+    { path: dataDir, what: 'DATA_DIR' },
+    { path: path.dirname(bin.postgres), what: 'the PostgreSQL binaries in' },
+  ]);
   const cluster = path.join(dataDir, CLUSTER_DIR);
   let unlock: () => Promise<void>;
   try {
@@ -77,42 +87,89 @@ export async function startEmbedded(dataDir: string, options: EmbeddedOptions = 
     throw error;
   }
   try {
-    const orphan = readPidFile(cluster);
-    if (orphan && isPostmasterOf(orphan.pid, cluster)) {
-      log(`stopping PostgreSQL (pid ${orphan.pid}) left running by an earlier process`);
-      await stopPostmaster(orphan.pid);
-    }
+    await recoverOrphan(cluster, runAs, log);
+    adoptCluster(cluster, runAs, log);
     if (await initCluster(bin, cluster, runAs, options.noSync ?? false))
       log(`initialised PostgreSQL in ${cluster}`);
     keepPrivate(cluster);
-    const socketDir = chooseSocketDir(cluster, runAs);
-    const child = await launch(bin, cluster, socketDir, runAs, options.maxConnections ?? 100);
-    const pid = child.pid ?? 0;
-    let stopped: Promise<void> | null = null;
-    return {
-      url: socketUrl(socketDir),
-      pid,
-      owned: true,
-      stop: () => {
-        stopped ??= stopPostmaster(pid).finally(unlock);
-        return stopped;
-      },
-    };
+    return await run(bin, cluster, runAs, options.maxConnections ?? 100, unlock);
   } catch (error) {
     await unlock();
     throw error;
   }
 }
 
-/** node-postgres reads `host` from the query: a path there is the socket's directory. */
-function socketUrl(socketDir: string): string {
-  return `postgresql://postgres@localhost:${SOCKET_PORT}/postgres?host=${encodeURIComponent(socketDir)}`;
+/** Launches the postmaster on a verified socket directory and restricts the app's role. */
+async function run(
+  bin: Binaries,
+  cluster: string,
+  runAs: RunAs,
+  maxConnections: number,
+  unlock: () => Promise<void>,
+): Promise<EmbeddedServer> {
+  const owner = ownerUid(runAs);
+  const socketDir = makeSocketDir(cluster, runAs.mode === 'user' ? runAs : null);
+  let pid = 0;
+  try {
+    verifySocketDir(socketDir, owner);
+    pid = (await launch(bin, cluster, socketDir, runAs, maxConnections)).pid ?? 0;
+    await setUpRoles(socketUrl(socketDir, ADMIN_ROLE));
+  } catch (error) {
+    if (pid) await stopPostmaster(pid);
+    removeSocketDir(socketDir, cluster, owner);
+    throw error;
+  }
+  let stopped: Promise<void> | null = null;
+  const stop = async () => {
+    await stopPostmaster(pid);
+    removeSocketDir(socketDir, cluster, owner);
+  };
+  return {
+    url: socketUrl(socketDir, APP_ROLE),
+    adminUrl: socketUrl(socketDir, ADMIN_ROLE),
+    pid,
+    owned: true,
+    stop: () => {
+      stopped ??= stop().finally(unlock);
+      return stopped;
+    },
+  };
 }
 
+/**
+ * A postmaster left running by a process that died is stopped; a socket directory in /tmp left by one
+ * that crashed (its postmaster.pid names it) is removed.
+ */
+async function recoverOrphan(cluster: string, runAs: RunAs, log: (line: string) => void): Promise<void> {
+  const previous = readPidFile(cluster);
+  if (!previous) return;
+  if (isPostmasterOf(previous.pid, cluster)) {
+    log(`stopping PostgreSQL (pid ${previous.pid}) left running by an earlier process`);
+    await stopPostmaster(previous.pid);
+  }
+  if (previous.socketDir) removeSocketDir(previous.socketDir, cluster, ownerUid(runAs));
+}
+
+/** node-postgres reads `host` from the query: a path there is the socket's directory. */
+function socketUrl(socketDir: string, role: string): string {
+  return `postgresql://${role}@localhost:${SOCKET_PORT}/${APP_DATABASE}?host=${encodeURIComponent(socketDir)}`;
+}
+
+/**
+ * The server another process owns, once its socket directory proves to be its PostgreSQL's: owned by
+ * the cluster directory's owner (PostgreSQL's user), private, not a link.
+ */
 function attachTo(cluster: string, busy: DataDirBusyError): EmbeddedServer {
   const running = readPidFile(cluster);
   if (running?.status !== 'ready' || !isPostmasterOf(running.pid, cluster)) throw busy;
-  return { url: socketUrl(running.socketDir), pid: running.pid, owned: false, stop: async () => undefined };
+  verifySocketDir(running.socketDir, fs.statSync(cluster).uid);
+  return {
+    url: socketUrl(running.socketDir, APP_ROLE),
+    adminUrl: socketUrl(running.socketDir, ADMIN_ROLE),
+    pid: running.pid,
+    owned: false,
+    stop: async () => undefined,
+  };
 }
 
 async function binaries(): Promise<Binaries> {
@@ -170,64 +227,6 @@ export function restoreLibraryLinks(packageDir: string): number {
   return created;
 }
 
-let userNamespaces: boolean | undefined;
-
-/** Root: a user namespace where allowed (nothing on the machine changes), else the `postgres` user. */
-function chooseRunAs(paths: string[]): RunAs {
-  if (process.getuid?.() !== 0) return { mode: 'self' };
-  userNamespaces ??=
-    spawnSync('unshare', ['--user', '--map-user=1', '--map-group=1', 'true'], PROBE).status === 0;
-  if (userNamespaces) return { mode: 'userns' };
-  const user = postgresUser();
-  const unreachable = paths.find((p) => !reachableBy(user, path.dirname(p)));
-  if (unreachable) {
-    throw new EmbeddedPostgresError(
-      `PostgreSQL cannot run as root, and the 'postgres' user it runs as instead cannot reach ` +
-        `${path.dirname(unreachable)} (a parent directory is private): choose a DATA_DIR and an install ` +
-        'location outside private home directories, or set DATABASE_URL',
-    );
-  }
-  return { mode: 'user', ...user };
-}
-
-function postgresUser(): { uid: number; gid: number } {
-  const look = () => {
-    const found = spawnSync('getent', ['passwd', 'postgres'], { ...PROBE, encoding: 'utf8' });
-    if (found.status !== 0) return null;
-    const [, , uid, gid] = found.stdout.trim().split(':');
-    return { uid: Number(uid), gid: Number(gid) };
-  };
-  const existing = look();
-  if (existing) return existing;
-  spawnSync(
-    'useradd',
-    [
-      '--system',
-      '--user-group',
-      '--no-create-home',
-      '--home-dir',
-      '/nonexistent',
-      '--shell',
-      '/usr/sbin/nologin',
-      'postgres',
-    ],
-    PROBE,
-  );
-  const created = look();
-  if (!created) {
-    throw new EmbeddedPostgresError(
-      "PostgreSQL cannot run as root and there is no 'postgres' user to run it as (useradd failed): " +
-        'create one, run as another user, or set DATABASE_URL',
-    );
-  }
-  return created;
-}
-
-function reachableBy(user: { uid: number; gid: number }, dir: string): boolean {
-  const probe = spawnSync('/bin/sh', ['-c', 'test -x "$1"', 'sh', dir], { ...user, ...PROBE, cwd: '/' });
-  return probe.status === 0;
-}
-
 /** `[command, args, spawn options]` running `bin` as `runAs`, stopped by the kernel if node dies. */
 function command(
   bin: string,
@@ -235,9 +234,6 @@ function command(
   runAs: RunAs,
 ): [string, string[], { uid?: number; gid?: number }] {
   const guarded = hasSetpriv() ? ['setpriv', '--pdeathsig', 'INT', '--', bin, ...args] : [bin, ...args];
-  if (runAs.mode === 'userns') {
-    return ['unshare', ['--user', '--map-user=1', '--map-group=1', '--', ...guarded], {}];
-  }
   const ids = runAs.mode === 'user' ? { uid: runAs.uid, gid: runAs.gid } : {};
   return [guarded[0] as string, guarded.slice(1), ids];
 }
@@ -315,16 +311,6 @@ function keepPrivate(cluster: string): void {
   if (mode & 0o077) fs.chmodSync(cluster, mode & 0o700);
 }
 
-/** The cluster directory holds the socket unless its path is too long for one. */
-function chooseSocketDir(cluster: string, runAs: RunAs): string {
-  if (Buffer.byteLength(path.join(cluster, `.s.PGSQL.${SOCKET_PORT}`)) <= MAX_SOCKET_PATH) return cluster;
-  const hash = createHash('sha256').update(fs.realpathSync(cluster)).digest('hex').slice(0, 16);
-  const dir = path.join('/tmp', `market-intel-pg-${hash}`);
-  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
-  if (runAs.mode === 'user') fs.chownSync(dir, runAs.uid, runAs.gid);
-  return dir;
-}
-
 function serverSettings(socketDir: string, maxConnections: number): string[] {
   const settings: Record<string, string> = {
     listen_addresses: '',
@@ -393,71 +379,5 @@ async function launch(
       );
     }
     await sleep(15);
-  }
-}
-
-interface PidFile {
-  pid: number;
-  socketDir: string;
-  status: string;
-}
-
-/** postmaster.pid: line 1 the pid, 5 the socket directory, 8 the status (starting, ready, stopping). */
-export function readPidFile(cluster: string): PidFile | null {
-  let text: string;
-  try {
-    text = fs.readFileSync(path.join(cluster, 'postmaster.pid'), 'utf8');
-  } catch {
-    return null;
-  }
-  const lines = text.split('\n');
-  return {
-    pid: Number.parseInt(lines[0] ?? '', 10),
-    socketDir: lines[4] ?? '',
-    status: (lines[7] ?? '').trim(),
-  };
-}
-
-/** A live postgres process whose working directory is `cluster` (the postmaster chdirs into it). */
-function isPostmasterOf(pid: number, cluster: string): boolean {
-  if (!(pid > 0) || !isAlive(pid)) return false;
-  try {
-    const exe = path.basename(fs.readlinkSync(`/proc/${pid}/exe`));
-    return exe.startsWith('postgres') && fs.readlinkSync(`/proc/${pid}/cwd`) === fs.realpathSync(cluster);
-  } catch {
-    return false;
-  }
-}
-
-/** Alive and not a zombie (an exited child not yet reaped). */
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
-  } catch {
-    return false;
-  }
-}
-
-/** Fast shutdown (SIGINT: sessions ended, a checkpoint written); immediate (SIGQUIT) past the timeout. */
-async function stopPostmaster(pid: number): Promise<void> {
-  try {
-    process.kill(pid, 'SIGINT');
-  } catch {
-    return;
-  }
-  const deadline = Date.now() + STOP_TIMEOUT_MS;
-  let escalated = false;
-  while (isAlive(pid)) {
-    if (!escalated && Date.now() > deadline) {
-      escalated = true;
-      try {
-        process.kill(pid, 'SIGQUIT');
-      } catch {
-        return;
-      }
-    }
-    await sleep(10);
   }
 }

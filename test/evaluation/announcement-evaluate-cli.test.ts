@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { toCsv } from '../../src/sources/csv.ts';
 import { openDb } from '../../src/store/db.ts';
 import { cli } from '../support/cli.ts';
-import { admin, SEED_TEMPLATE, TEST_DATABASE_URL, withDatabase } from '../support/db.ts';
+import { admin, appUrl, SEED_TEMPLATE } from '../support/db.ts';
 
 let piid = 0;
 const paragraph = (awardee: string, dollars: number): string =>
@@ -54,7 +54,7 @@ describe('evaluate --source announcements', () => {
     dir = await mkdtemp(path.join(tmpdir(), 'mi-ann-eval-'));
     name = `market_intel_t_${process.pid}_${randomBytes(4).toString('hex')}`;
     await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${SEED_TEMPLATE}`));
-    env = { DATABASE_URL: withDatabase(TEST_DATABASE_URL, name), DATA_DIR: path.join(dir, 'data') };
+    env = { DATABASE_URL: appUrl(name), DATA_DIR: path.join(dir, 'data') };
   });
   after(async () => {
     await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));

@@ -31,7 +31,7 @@ import { type Db, openDb } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { makeKey, testApp } from '../support/app.ts';
 import { cli } from '../support/cli.ts';
-import { admin, SEED_TEMPLATE, TEST_DATABASE_URL, withDatabase } from '../support/db.ts';
+import { admin, appUrl, SEED_TEMPLATE } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
 
 const MOUNT_MB = 160;
@@ -105,7 +105,7 @@ describe('an ingest meets a full disk, then a read-only database', { skip: skip 
     await admin((c) => c.query(`CREATE TABLESPACE ${space} LOCATION '${location}'`));
     // The demo data, so that reads have something to serve.
     await admin((c) => c.query(`CREATE DATABASE ${name} TEMPLATE ${SEED_TEMPLATE} TABLESPACE ${space}`));
-    url = withDatabase(TEST_DATABASE_URL, name);
+    url = appUrl(name);
     db = await openDb({ databaseUrl: url, dataDir: '' });
     await migrate(db);
     app = await testApp(db);

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { cli } from '../support/cli.ts';
-import { admin, EXTERNAL_DATABASE, TEST_DATABASE_URL, withDatabase } from '../support/db.ts';
+import { admin, appUrl, EXTERNAL_DATABASE } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
 import { type Server, startServe } from '../support/serve.ts';
 
@@ -30,7 +30,7 @@ before(async () => {
   if (EXTERNAL_DATABASE) {
     const name = `market_intel_kill_${process.pid}_${randomBytes(3).toString('hex')}`;
     await admin((c) => c.query(`CREATE DATABASE ${name}`));
-    databaseUrl = withDatabase(TEST_DATABASE_URL, name);
+    databaseUrl = appUrl(name);
   }
 });
 after(async () => {

@@ -3,7 +3,7 @@
  * DoD's daily contracts pages (built from real paragraphs, test/fixtures/announcements/pages/).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -16,6 +16,8 @@ describe('ingest announcements (embedded mode)', () => {
   let server: FakeDod;
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'mi-cli-ann-'));
+    // As root, PostgreSQL runs as its own user, which must pass through to DATA_DIR inside.
+    await chmod(dir, 0o711);
     server = await FakeDod.start();
     env = { DATA_DIR: path.join(dir, 'data'), DOD_CONTRACTS_BASE_URL: server.url };
   });

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -14,6 +14,8 @@ describe('ingest, score and unmatched commands (embedded mode)', () => {
   let server: FakeUsaspending;
   before(async () => {
     dir = await mkdtemp(path.join(tmpdir(), 'mi-cli-ingest-'));
+    // As root, PostgreSQL runs as its own user, which must pass through to DATA_DIR inside.
+    await chmod(dir, 0o711);
     server = await FakeUsaspending.start(syntheticResults(150, 'C'));
     env = { DATA_DIR: path.join(dir, 'data'), USASPENDING_BASE_URL: server.url };
   });

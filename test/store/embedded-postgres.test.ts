@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -27,6 +28,8 @@ after(() => {
 });
 function tempDir(prefix = 'mi-epg-'): string {
   const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  // As root, PostgreSQL runs as its own user, which must pass through to a DATA_DIR inside.
+  chmodSync(dir, 0o711);
   dirs.push(dir);
   return dir;
 }
@@ -97,6 +100,14 @@ describe('embedded PostgreSQL', () => {
       );
       assert.equal(settings?.listen, '', 'no TCP listener: it cannot collide with a server on 5432');
       assert.ok(Number(settings?.version) >= 170000);
+      // The server's own sessions and this command's: all the restricted role (none is a superuser).
+      const roles = await db.query<{ role: string }>(
+        "SELECT DISTINCT usename AS role FROM pg_stat_activity WHERE backend_type = 'client backend'",
+      );
+      assert.deepEqual(
+        roles.map((r) => r.role),
+        ['market_intel'],
+      );
     } finally {
       await db.close();
     }
@@ -167,12 +178,13 @@ describe('embedded PostgreSQL', () => {
     assert.equal(alive(owner.pid), false);
   });
 
-  test('a data directory whose socket path would be too long gets its socket in /tmp', async () => {
+  test('a data directory whose socket path would be too long gets its socket in a fresh private directory of /tmp', async () => {
     const dataDir = path.join(tempDir(), 'x'.repeat(100));
     const server = await startEmbedded(dataDir, { noSync: true });
+    let socketDir = '';
     try {
-      const socketDir = decodeURIComponent(new URL(server.url).searchParams.get('host') ?? '');
-      assert.match(socketDir, /^\/tmp\/market-intel-pg-[0-9a-f]{16}$/);
+      socketDir = decodeURIComponent(new URL(server.url).searchParams.get('host') ?? '');
+      assert.match(socketDir, /^\/tmp\/market-intel-pg-\w{6}$/);
       dirs.push(socketDir);
       const db = await openDb({ databaseUrl: server.url, dataDir: '' });
       assert.equal((await db.query<{ n: number }>('SELECT 1 AS n'))[0]?.n, 1);
@@ -180,6 +192,7 @@ describe('embedded PostgreSQL', () => {
     } finally {
       await server.stop();
     }
+    assert.equal(existsSync(socketDir), false, 'removed when the server stops');
   });
 
   test('restores the shared-library links npm cannot ship, once', () => {

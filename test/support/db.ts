@@ -24,10 +24,42 @@ export const SEED_TEMPLATE = `${new URL(TEST_DATABASE_URL).pathname.slice(1).rep
 /** True when the suite runs on the machine's PostgreSQL (and Redis) rather than the embedded server. */
 export const EXTERNAL_DATABASE = !new URL(TEST_DATABASE_URL).searchParams.get('host')?.startsWith('/');
 
+/**
+ * The role the app under test connects as, when it is not TEST_DATABASE_URL's: the embedded server's
+ * restricted role (scripts/run-tests.ts names it), which owns the `public` schema of every test
+ * database (`grantTemplateSchema`) but is no superuser. Unset on an external server.
+ */
+const APP_ROLE = process.env.TEST_APP_ROLE || null;
+
 function withDatabase(url: string, name: string): string {
   const parsed = new URL(url);
   parsed.pathname = `/${name}`;
   return parsed.toString();
+}
+
+/** Database `name` as the app under test connects to it. */
+function appUrl(name: string): string {
+  const parsed = new URL(withDatabase(TEST_DATABASE_URL, name));
+  if (APP_ROLE) {
+    parsed.username = APP_ROLE;
+    parsed.password = '';
+  }
+  return parsed.toString();
+}
+
+/**
+ * Gives the app's role the `public` schema of template1, so every database created from it (fresh
+ * ones; the seed template, and through it every seeded copy) is the app's to migrate. Once per run.
+ */
+async function grantTemplateSchema(): Promise<void> {
+  if (!APP_ROLE) return;
+  const client = new pg.Client({ connectionString: withDatabase(TEST_DATABASE_URL, 'template1') });
+  await client.connect();
+  try {
+    await client.query(`ALTER SCHEMA public OWNER TO ${APP_ROLE}`);
+  } finally {
+    await client.end();
+  }
 }
 
 /**
@@ -61,10 +93,9 @@ function admin<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
 
 /** A scratch PostgreSQL database, dropped when the returned Db closes. */
 async function scratchPostgres(template: string | null): Promise<Db> {
-  const base = TEST_DATABASE_URL;
   const name = `market_intel_t_${process.pid}_${randomBytes(4).toString('hex')}`;
   await admin((c) => c.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`));
-  const db = await openDb({ databaseUrl: withDatabase(base, name), dataDir: '' });
+  const db = await openDb({ databaseUrl: appUrl(name), dataDir: '' });
   return {
     ...db,
     close: async () => {
@@ -86,4 +117,4 @@ export function seededDb(): Promise<Db> {
   return scratchPostgres(SEED_TEMPLATE);
 }
 
-export { admin, withDatabase };
+export { admin, appUrl, grantTemplateSchema, withDatabase };

@@ -13,7 +13,7 @@ import { after, before, describe, test } from 'node:test';
 import { type Db, openDb } from '../../src/store/db.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { listAttempts } from '../../src/store/webhooks.ts';
-import { admin, EXTERNAL_DATABASE, TEST_DATABASE_URL, withDatabase } from '../support/db.ts';
+import { admin, appUrl, EXTERNAL_DATABASE } from '../support/db.ts';
 import { enqueue, makeWebhook, waitUntil, webhookConfig } from './helpers.ts';
 import { type Certificate, makeCertificate, type Receiver, startReceiver } from './receiver.ts';
 
@@ -41,7 +41,7 @@ before(async () => {
   if (EXTERNAL_DATABASE) {
     const name = `market_intel_crash_${process.pid}_${randomBytes(3).toString('hex')}`;
     await admin((c) => c.query(`CREATE DATABASE ${name}`));
-    databaseUrl = withDatabase(TEST_DATABASE_URL, name);
+    databaseUrl = appUrl(name);
   }
 });
 after(async () => {
