@@ -25,11 +25,46 @@ export interface PlanLimits {
 }
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  free: { liveKeys: false, tier: 'developer', liveRpm: null, maxLiveKeys: 0, maxWebhooks: 0, dashboardRpm: 120 },
-  pulse: { liveKeys: false, tier: 'developer', liveRpm: null, maxLiveKeys: 0, maxWebhooks: 0, dashboardRpm: 120 },
-  intelligence: { liveKeys: false, tier: 'intelligence', liveRpm: null, maxLiveKeys: 0, maxWebhooks: 0, dashboardRpm: 120 },
-  developer: { liveKeys: true, tier: 'developer', liveRpm: 600, maxLiveKeys: 10, maxWebhooks: 25, dashboardRpm: 300 },
-  institutional: { liveKeys: true, tier: 'intelligence', liveRpm: 3000, maxLiveKeys: 100, maxWebhooks: 200, dashboardRpm: 600 },
+  free: {
+    liveKeys: false,
+    tier: 'developer',
+    liveRpm: null,
+    maxLiveKeys: 0,
+    maxWebhooks: 0,
+    dashboardRpm: 120,
+  },
+  pulse: {
+    liveKeys: false,
+    tier: 'developer',
+    liveRpm: null,
+    maxLiveKeys: 0,
+    maxWebhooks: 0,
+    dashboardRpm: 120,
+  },
+  intelligence: {
+    liveKeys: false,
+    tier: 'intelligence',
+    liveRpm: null,
+    maxLiveKeys: 0,
+    maxWebhooks: 0,
+    dashboardRpm: 120,
+  },
+  developer: {
+    liveKeys: true,
+    tier: 'developer',
+    liveRpm: 600,
+    maxLiveKeys: 10,
+    maxWebhooks: 25,
+    dashboardRpm: 300,
+  },
+  institutional: {
+    liveKeys: true,
+    tier: 'intelligence',
+    liveRpm: 3000,
+    maxLiveKeys: 100,
+    maxWebhooks: 200,
+    dashboardRpm: 600,
+  },
 };
 
 export const TEST_KEY_RPM = 30;

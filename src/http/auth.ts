@@ -172,4 +172,3 @@ export function requireTier(request: FastifyRequest, tier: Tier, what: string): 
   const principal = request.principal;
   if (principal && !reachesTier(principal.plan, tier)) throw errors.tierRequired(tier, principal.plan, what);
 }
-

@@ -1,10 +1,5 @@
 import type { FastifyRequest } from 'fastify';
-import {
-  fieldShown,
-  forTier,
-  type TieredField,
-  type TieredRecord,
-} from '../domain/field-tiers.ts';
+import { fieldShown, forTier, type TieredField, type TieredRecord } from '../domain/field-tiers.ts';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import type { Tier } from '../domain/types.ts';
 

@@ -14,9 +14,9 @@ import { PLAN_LIMITS, PLANS, type Plan, tierReaches } from '../../src/domain/pla
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
 import { deliveryBody, enqueueSignalCreated } from '../../src/webhooks/outbox.ts';
-import { makeWebhook } from '../webhooks/helpers.ts';
 import { closeApp, makeKey, testApp, testConfig } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
+import { makeWebhook } from '../webhooks/helpers.ts';
 
 type Json = Record<string, unknown>;
 /** The instances of each record a representation's body holds. */
@@ -86,7 +86,11 @@ const REPRESENTATIONS: Representation[] = [
     locate: { signal: (b) => [b.signal] },
   },
   { name: 'API events', read: (plan) => api(plan, '/events?limit=20'), locate: { signal: signalsOf } },
-  { name: 'API contracts alias', read: (plan) => api(plan, '/contracts?limit=20'), locate: { signal: signalsOf } },
+  {
+    name: 'API contracts alias',
+    read: (plan) => api(plan, '/contracts?limit=20'),
+    locate: { signal: signalsOf },
+  },
   { name: 'API signals', read: (plan) => api(plan, '/signals?limit=20'), locate: { signal: signalsOf } },
   {
     name: 'NDJSON events export',
@@ -103,8 +107,16 @@ const REPRESENTATIONS: Representation[] = [
     read: (plan) => dashboard(plan, `/contracts/${contractId}`),
     locate: { contract_bundle: (b) => [b], signal: (b) => [b.signal] },
   },
-  { name: 'dashboard signals', read: (plan) => dashboard(plan, '/signals?limit=20'), locate: { signal: signalsOf } },
-  { name: 'dashboard company', read: (plan) => dashboard(plan, '/companies/LMT'), locate: { company_page: (b) => [b] } },
+  {
+    name: 'dashboard signals',
+    read: (plan) => dashboard(plan, '/signals?limit=20'),
+    locate: { signal: signalsOf },
+  },
+  {
+    name: 'dashboard company',
+    read: (plan) => dashboard(plan, '/companies/LMT'),
+    locate: { company_page: (b) => [b] },
+  },
 ];
 
 const RULES = Object.entries(FIELD_TIERS).flatMap(([record, fields]) =>
@@ -145,7 +157,10 @@ describe('the tier policy holds in every representation', () => {
           const where = `${plan}: ${representation.name} ${record}.${field}`;
           if (tierReaches(tier, rule.tier)) {
             // Otherwise the withholding below would be proven on a field that is never there.
-            assert.ok(instances.some((i) => shows(i, field, rule)), `${where} shown on its tier`);
+            assert.ok(
+              instances.some((i) => shows(i, field, rule)),
+              `${where} shown on its tier`,
+            );
           } else {
             for (const instance of instances) {
               if (rule.below === 'absent') assert.ok(!(field in (instance as Json)), `${where} absent`);
@@ -159,7 +174,8 @@ describe('the tier policy holds in every representation', () => {
 
   test('CSV exports carry no tiered field, whatever the tier', async () => {
     for (const url of ['/events/export?limit=5&format=csv', '/signals/export?limit=5&format=csv']) {
-      const header = (await body(`/api/v1${url}`, { 'x-api-key': reader('free').key })).split('\r\n')[0] ?? '';
+      const header =
+        (await body(`/api/v1${url}`, { 'x-api-key': reader('free').key })).split('\r\n')[0] ?? '';
       const columns = header.split(',');
       for (const { field } of RULES) {
         assert.ok(!columns.some((c) => c === field || c.endsWith(`_${field}`)), `${url}: ${field}`);

@@ -1,7 +1,7 @@
 import { Type } from 'typebox';
 import { defaultEngine } from '../../domain/engines/index.ts';
-import { access } from '../../http/access.ts';
 import { fieldTier, withheldFields } from '../../domain/field-tiers.ts';
+import { access } from '../../http/access.ts';
 import { errors } from '../../http/errors.ts';
 import { readerTier, shownTo } from '../../http/reader-tier.ts';
 import { Query, Text } from '../../http/schemas/common.ts';

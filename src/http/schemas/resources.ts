@@ -1,5 +1,6 @@
 /** The HTTP envelopes around the service's records (src/shapes/resources.ts). */
 import { Type } from 'typebox';
+import { fieldTier } from '../../domain/field-tiers.ts';
 import {
   Candle,
   Company,
@@ -11,7 +12,6 @@ import {
   Tier,
   WeeklyPrice,
 } from '../../shapes/resources.ts';
-import { fieldTier } from '../../domain/field-tiers.ts';
 import { Nullable, Pagination } from './common.ts';
 
 export * from '../../shapes/resources.ts';
