@@ -75,6 +75,20 @@ function meteringSuite(name: string, makeLimiters: () => RateLimiter[], skip: st
       return app.inject({ url, headers: { cookie: who.cookies[served % who.cookies.length] ?? '' } });
     };
     const anyApp = () => apps[0] as App;
+    /** `market_intel_rate_limited_total{limit="dashboard"}` summed over the instances. */
+    async function dashboardRefusals(): Promise<number> {
+      const { raw } = await makeKey(db, { admin: true, scopes: ['admin'] });
+      let total = 0;
+      for (const app of apps) {
+        const res = await app.inject({ url: '/metrics', headers: { 'x-api-key': raw } });
+        assert.equal(res.statusCode, 200, res.body);
+        const line = res.body
+          .split('\n')
+          .find((l) => l.startsWith('market_intel_rate_limited_total{limit="dashboard"}'));
+        total += Number(line?.split(' ').at(-1));
+      }
+      return total;
+    }
 
     test('every read carries the X-RateLimit-* headers of the user’s allowance', async () => {
       const who = await reader('free');
@@ -97,6 +111,7 @@ function meteringSuite(name: string, makeLimiters: () => RateLimiter[], skip: st
         assert.equal(res.statusCode, 200, `read ${i}: ${res.body}`);
       }
       clock += 10_000;
+      const refusedBefore = await dashboardRefusals();
       for (const url of [
         '/dashboard/api/keys',
         '/dashboard/api/me',
@@ -114,6 +129,7 @@ function meteringSuite(name: string, makeLimiters: () => RateLimiter[], skip: st
         assert.equal(res.headers['x-ratelimit-limit'], String(limit));
         assert.equal(res.headers['x-ratelimit-remaining'], '0');
       }
+      assert.equal((await dashboardRefusals()) - refusedBefore, 4, 'each refusal in the metrics');
       assert.equal((await read(other)).statusCode, 200, 'another user has an allowance of their own');
       const api = await anyApp().inject({ url: '/api/v1/usage', headers: { 'x-api-key': who.key } });
       assert.equal(api.statusCode, 200, 'the key’s window is its own');
