@@ -11,6 +11,10 @@ import type { Tier } from './types.ts';
  * rationale), `null` when the shape always has the member (the bundle's regime, which is also null
  * when none was computed): the OpenAPI schema says which, so a client's types stay true.
  *
+ * The lists and exports write their JSON in SQL for speed: there a tiered column is selected only when
+ * `fieldShown` says so (`withRationale` in store/); a field added here that such a list serves must be
+ * made conditional there too, and the test fails until it is.
+ *
  * Whole records carry their own tier instead: a signal's `engine_tier` is the tier of its engine
  * (`engine=` above the caller's is a 403; webhooks only carry signals their owner's plan reaches).
  */
