@@ -1,8 +1,9 @@
 /**
  * The dashboard in Chromium when the user's dashboard reads are past their allowance
  * (src/dashboard/meter.ts): the page says so with the Retry-After countdown instead of breaking or
- * signing the user out, and loads itself again once the window allows. The user's bucket is filled
- * in the app's own limiter with reads stamped 55 s ago, so the refusal lasts about 5 s.
+ * signing the user out, and loads itself again once the window allows; the signals page's live rows
+ * pause and miss nothing. The user's bucket is filled in the app's own limiter with reads stamped
+ * some seconds short of a minute ago, so the refusal ends by itself soon after.
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync } from 'node:fs';
@@ -10,12 +11,14 @@ import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { dashboardBucket } from '../../src/dashboard/meter.ts';
 import { openSession, SESSION_COOKIE } from '../../src/dashboard/sessions.ts';
+import { getEngine } from '../../src/domain/engines/index.ts';
 import { PLAN_LIMITS, RATE_WINDOW_MS } from '../../src/domain/plans.ts';
 import type { App } from '../../src/http/types.ts';
 import { MemoryLimiter } from '../../src/infra/memory-limiter.ts';
+import { scoreContract } from '../../src/pipeline/score.ts';
 import type { Db } from '../../src/store/db.ts';
 import { listenLocally, makeKey, testApp } from '../support/app.ts';
-import { freshDb } from '../support/db.ts';
+import { seededDb } from '../support/db.ts';
 
 // As test/dashboard/browser.test.ts launches it (importing that file would run its tests here too).
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -35,7 +38,7 @@ describe('dashboard past its read allowance, in Chromium', { skip: process.env.C
 
   before(async () => {
     mkdirSync(SHOTS, { recursive: true });
-    db = await freshDb();
+    db = await seededDb();
     app = await testApp(db, {}, { limiter });
     base = await listenLocally(app);
     ({ userId } = await makeKey(db, { plan: 'free', mode: 'test' }));
@@ -53,12 +56,12 @@ describe('dashboard past its read allowance, in Chromium', { skip: process.env.C
     await limiter.close();
   });
 
-  /** Spends the user's whole allowance with reads made 55 s ago: refused for the next ~5 s. */
-  async function spendAllowance(): Promise<void> {
+  /** Spends the user's whole allowance with reads made `ago` ms back: refused for the rest of the minute. */
+  async function spendAllowance(ago = 55_000): Promise<void> {
     const bucket = dashboardBucket(userId);
     await limiter.reset(bucket);
     const limit = PLAN_LIMITS.free.dashboardRpm;
-    const then = Date.now() - 55_000;
+    const then = Date.now() - ago;
     for (let i = 0; i < limit; i += 1) await limiter.hit(bucket, limit, RATE_WINDOW_MS, then);
   }
 
@@ -92,6 +95,31 @@ describe('dashboard past its read allowance, in Chromium', { skip: process.env.C
     await refusedThenShown();
     await page.waitForSelector('body[data-ready="true"]');
     assert.equal(await page.locator('#nav').isVisible(), true);
+    assert.deepEqual(problems, []);
+  });
+
+  test('live rows on the signals page: a refused refresh pauses, says so, and misses nothing', async () => {
+    await page.goto('about:blank');
+    await page.goto(`${base}/dashboard#/signals?ticker=GD`);
+    await page.waitForSelector('[data-live="live"]');
+    const [contract] = await db.query<{ id: string }>(
+      "SELECT id FROM contracts WHERE ticker = 'GD' ORDER BY award_date DESC LIMIT 1",
+    );
+    const engine = getEngine('materiality');
+    assert.ok(contract && engine);
+    await db.query("DELETE FROM signals WHERE contract_id = $1 AND engine_name = 'materiality'", [
+      contract.id,
+    ]);
+    await spendAllowance(40_000);
+    await scoreContract(db, contract.id, engine, new Date(), 75);
+    const status = page.locator('[data-live="limited"]');
+    await status.waitFor({ timeout: 15_000 });
+    assert.match((await status.textContent()) ?? '', /too many requests; checking again in \d+ s/);
+    await page.screenshot({ path: `${SHOTS}signals-rate-limited.png` });
+    await page.waitForSelector(`table.signals tbody tr.new[data-contract-id="${contract.id}"]`, {
+      timeout: 60_000,
+    });
+    await page.waitForSelector('[data-live="live"]');
     assert.deepEqual(problems, []);
   });
 });
