@@ -108,6 +108,7 @@ export interface ContractBundle {
   contract: Contract;
   signal: Signal | null;
   weekly_prices: WeeklyPrice[];
+  /** The market regime at the award date (as /api/v1/regimes serves it); null when none could be computed, and for a plan below the intelligence tier. */
   regime: Regime | null;
   decay: Decay | null;
 }
@@ -334,7 +335,7 @@ export interface Signal {
   risk_score: number;
   /** @format date-time */
   computed_at: string;
-  /** Per-rule rationale; intelligence tier only. */
+  /** Per-rule rationale; only for a plan reaching the intelligence tier, absent below it. */
   rationale?: RationaleItem[];
 }
 

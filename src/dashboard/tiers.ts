@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import { defaultEngine, ENGINES, engineNames, getEngine } from '../domain/engines/index.ts';
 import type { Engine } from '../domain/types.ts';
-import { RATIONALE_TIER } from '../http/auth.ts';
 import { errors } from '../http/errors.ts';
+import { showsField } from '../http/reader-tier.ts';
 import { requireSessionTier, sessionReaches } from './plan-tier.ts';
 
 /**
@@ -18,7 +18,7 @@ export function sessionEngine(request: FastifyRequest, name: string | undefined)
 }
 
 export const sessionShowsRationale = (request: FastifyRequest): boolean =>
-  sessionReaches(request, RATIONALE_TIER);
+  showsField(request, 'signal', 'rationale');
 
 /** Every engine with its tier and whether the user's plan reaches it (the pages' engine pickers). */
 export function engineChoices(request: FastifyRequest) {

@@ -16,14 +16,55 @@ export interface PlanLimits {
   liveRpm: number | null;
   maxLiveKeys: number;
   maxWebhooks: number;
+  /**
+   * Dashboard reads (GETs of a signed-in session) per user per minute. Below what the plan's keys
+   * already read: for test-key plans under the 5 test keys' 150/min, for live plans half a live key's
+   * rate or less — the dashboard is for a person browsing, never the cheaper way to read in bulk.
+   */
+  dashboardRpm: number;
 }
 
 export const PLAN_LIMITS: Record<Plan, PlanLimits> = {
-  free: { liveKeys: false, tier: 'developer', liveRpm: null, maxLiveKeys: 0, maxWebhooks: 0 },
-  pulse: { liveKeys: false, tier: 'developer', liveRpm: null, maxLiveKeys: 0, maxWebhooks: 0 },
-  intelligence: { liveKeys: false, tier: 'intelligence', liveRpm: null, maxLiveKeys: 0, maxWebhooks: 0 },
-  developer: { liveKeys: true, tier: 'developer', liveRpm: 600, maxLiveKeys: 10, maxWebhooks: 25 },
-  institutional: { liveKeys: true, tier: 'intelligence', liveRpm: 3000, maxLiveKeys: 100, maxWebhooks: 200 },
+  free: {
+    liveKeys: false,
+    tier: 'developer',
+    liveRpm: null,
+    maxLiveKeys: 0,
+    maxWebhooks: 0,
+    dashboardRpm: 120,
+  },
+  pulse: {
+    liveKeys: false,
+    tier: 'developer',
+    liveRpm: null,
+    maxLiveKeys: 0,
+    maxWebhooks: 0,
+    dashboardRpm: 120,
+  },
+  intelligence: {
+    liveKeys: false,
+    tier: 'intelligence',
+    liveRpm: null,
+    maxLiveKeys: 0,
+    maxWebhooks: 0,
+    dashboardRpm: 120,
+  },
+  developer: {
+    liveKeys: true,
+    tier: 'developer',
+    liveRpm: 600,
+    maxLiveKeys: 10,
+    maxWebhooks: 25,
+    dashboardRpm: 300,
+  },
+  institutional: {
+    liveKeys: true,
+    tier: 'intelligence',
+    liveRpm: 3000,
+    maxLiveKeys: 100,
+    maxWebhooks: 200,
+    dashboardRpm: 600,
+  },
 };
 
 export const TEST_KEY_RPM = 30;
@@ -36,8 +77,11 @@ const SCOPE_RANK: Record<Scope, number> = { read: 0, write: 1, admin: 2 };
 
 export const isPlan = (value: string): value is Plan => (PLANS as readonly string[]).includes(value);
 
+/** Whether a reader on tier `have` sees what needs tier `need`. */
+export const tierReaches = (have: Tier, need: Tier): boolean => TIER_RANK[have] >= TIER_RANK[need];
+
 export function reachesTier(plan: Plan, tier: Tier): boolean {
-  return TIER_RANK[PLAN_LIMITS[plan].tier] >= TIER_RANK[tier];
+  return tierReaches(PLAN_LIMITS[plan].tier, tier);
 }
 
 /** read ⊂ write ⊂ admin: a key holding any scope at or above `needed` passes. */

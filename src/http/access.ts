@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
+import { meteredUser } from '../dashboard/meter.ts';
 import type { Scope } from '../domain/plans.ts';
 import type { Tier } from '../domain/types.ts';
 import { keyGate } from './auth.ts';
@@ -126,7 +127,7 @@ export function installAccess(app: App, services: Services, options: AccessOptio
         return;
       case 'session':
         reply.header('cache-control', 'no-store');
-        return sessions.require(request, rule.need);
+        return sessions.require(request, reply, rule.need);
       default:
         throw errors.forbidden('this route declares an unknown access rule');
     }
@@ -141,6 +142,10 @@ export function installAccess(app: App, services: Services, options: AccessOptio
 
   app.addHook('onResponse', (request: FastifyRequest, reply: FastifyReply, done) => {
     if (request.principal) services.usage.record(request.principal.id, reply.statusCode);
+    else {
+      const user = meteredUser(request);
+      if (user) services.usage.recordDashboard(user, reply.statusCode);
+    }
     done();
   });
 }

@@ -32,7 +32,8 @@ function presentedKey(request: FastifyRequest): string | null {
   return match?.[1] ?? '';
 }
 
-function setLimitHeaders(reply: FastifyReply, decision: LimitDecision): void {
+/** The three `X-RateLimit-*` headers of a decision (API keys, addresses, dashboard users). */
+export function setLimitHeaders(reply: FastifyReply, decision: LimitDecision): void {
   reply.header('x-ratelimit-limit', decision.limit);
   reply.header('x-ratelimit-remaining', decision.remaining);
   reply.header('x-ratelimit-reset', decision.resetAt);
@@ -170,11 +171,4 @@ function checkRoute(principal: KeyPrincipal, scope: Scope, tier: Tier): void {
 export function requireTier(request: FastifyRequest, tier: Tier, what: string): void {
   const principal = request.principal;
   if (principal && !reachesTier(principal.plan, tier)) throw errors.tierRequired(tier, principal.plan, what);
-}
-
-/** Per-rule rationale is shown on this tier and above (to keys here, to dashboard sessions in dashboard/). */
-export const RATIONALE_TIER: Tier = 'intelligence';
-
-export function showsRationale(request: FastifyRequest): boolean {
-  return request.principal !== null && reachesTier(request.principal.plan, RATIONALE_TIER);
 }

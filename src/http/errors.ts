@@ -127,6 +127,12 @@ export const errors = {
       'key',
       new ApiError('rate_limited', 'rate limit exceeded', { 'retry-after': String(retryAfterSec) }),
     ),
+  /** A signed-in user past their dashboard reads (src/dashboard/meter.ts): the API's 429. */
+  dashboardRateLimited: (retryAfterSec: number) =>
+    refusedBy(
+      'dashboard',
+      new ApiError('rate_limited', 'rate limit exceeded', { 'retry-after': String(retryAfterSec) }),
+    ),
   /** One message whichever throttle refused, so it says nothing about the account. */
   signInThrottled: (retryAfterSec: number) =>
     refusedBy(

@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { defaultEngine, engineNames, getEngine } from '../domain/engines/index.ts';
 import type { Engine } from '../domain/types.ts';
-import { requireTier, showsRationale } from './auth.ts';
+import { requireTier } from './auth.ts';
 import { errors } from './errors.ts';
+import { shownTo } from './reader-tier.ts';
 
 /**
  * `engine=` or the registry default; an unknown name is a 400 listing the known ones, and an engine
@@ -15,17 +16,9 @@ export function pickEngine(request: FastifyRequest, name: string | undefined): E
   return engine;
 }
 
-/** A signal as this caller may see it: per-rule rationale only on the intelligence tier. */
-export function visibleSignal<T extends { rationale?: unknown }>(request: FastifyRequest, signal: T): T {
-  return signalShown(signal, showsRationale(request));
-}
-
-/** The signal as it is, or without its per-rule rationale when the reader's tier may not see it. */
-export function signalShown<T extends { rationale?: unknown }>(signal: T, withRationale: boolean): T {
-  if (withRationale) return signal;
-  const { rationale: _hidden, ...rest } = signal;
-  return rest as T;
-}
+/** A signal as this caller may see it (src/domain/field-tiers.ts: rationale on the intelligence tier). */
+export const visibleSignal = <T extends object>(request: FastifyRequest, signal: T): T =>
+  shownTo(request, 'signal', signal);
 
 export function checkDateRange(from: string | undefined, to: string | undefined): void {
   if (from !== undefined && to !== undefined && from > to) {

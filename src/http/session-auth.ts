@@ -1,4 +1,5 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { dashboardMeter, meteredRead } from '../dashboard/meter.ts';
 import { findSession, readCookie, SESSION_COOKIE, type Session, sameToken } from '../dashboard/sessions.ts';
 import { ApiError, errors } from './errors.ts';
 import type { Services } from './types.ts';
@@ -17,11 +18,14 @@ const SAFE_METHODS = new Set(['GET', 'HEAD']);
 /**
  * The dashboard's checks, applied by the access hook to `session` routes: the session cookie, the
  * Origin of every state change (a cross-site form or fetch carries a foreign one), and the CSRF token
- * whenever a session is present.
+ * whenever a session is present; then a signed-in user's reads within their dashboard allowance
+ * (src/dashboard/meter.ts).
  */
-export function sessionGate({ db, now }: Services) {
+export function sessionGate(services: Services) {
+  const { db, now } = services;
+  const meter = dashboardMeter(services);
   return {
-    async require(request: FastifyRequest, need: Need): Promise<void> {
+    async require(request: FastifyRequest, reply: FastifyReply, need: Need): Promise<void> {
       const token = need === 'none' ? null : readCookie(request.headers.cookie, SESSION_COOKIE);
       const session = token ? await findSession(db, token, now()) : null;
       if (!SAFE_METHODS.has(request.method)) {
@@ -31,6 +35,7 @@ export function sessionGate({ db, now }: Services) {
       if ((need === 'user' || need === 'admin') && !session)
         throw new ApiError('unauthorized', 'sign in first');
       if (need === 'admin' && !session?.user.is_admin) throw errors.adminOnly();
+      if (session && meteredRead(request.method, need)) await meter(reply, session);
       request.session = session;
     },
   };

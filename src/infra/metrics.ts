@@ -18,8 +18,8 @@ function processMetrics(): Registry {
 /** Why a request was answered 503. */
 export type UnavailableCause = 'db' | 'limiter' | 'busy';
 
-/** Which limit refused a request: a key's window (429), the keyless allowance of an address (401), sign-in or sign-up back-off (429). */
-export type RefusalLimit = 'key' | 'keyless' | 'sign_in' | 'sign_up';
+/** Which limit refused a request: a key's window (429), the keyless allowance of an address (401), sign-in or sign-up back-off (429), a user's dashboard reads (429). */
+export type RefusalLimit = 'key' | 'keyless' | 'sign_in' | 'sign_up' | 'dashboard';
 
 /** How one webhook attempt ended (see `attemptOutcome` in webhooks/worker.ts). */
 export type AttemptOutcome = 'succeeded' | 'http_error' | 'timeout' | 'connection_error' | 'refused';
@@ -100,11 +100,12 @@ export class ServiceMetrics {
     });
     this.#refused = new Counter({
       name: 'market_intel_rate_limited_total',
-      help: "Requests refused by a rate limit: key (429, the key's window), keyless (401, the address's allowance without a valid key), sign_in and sign_up (429, the dashboard's back-off).",
+      help: "Requests refused by a rate limit: key (429, the key's window), keyless (401, the address's allowance without a valid key), sign_in and sign_up (429, the dashboard's back-off), dashboard (429, a signed-in user's dashboard reads).",
       labelNames: ['limit'],
       registers,
     });
-    for (const limit of ['key', 'keyless', 'sign_in', 'sign_up'] as const) this.#refused.inc({ limit }, 0);
+    for (const limit of ['key', 'keyless', 'sign_in', 'sign_up', 'dashboard'] as const)
+      this.#refused.inc({ limit }, 0);
     this.#attempts = new Counter({
       name: 'market_intel_webhook_attempts_total',
       help: 'Webhook delivery attempts made by the worker in this process, by outcome: succeeded (2xx), http_error (another status, redirects included), timeout, connection_error, refused (target not allowed, webhook deleted or suspended; nothing sent).',

@@ -19,6 +19,8 @@ export interface UsageRecorderOptions {
 /**
  * Counts keyed requests per key per UTC minute in memory and writes them in batches:
  * recording never touches the database; `flush()` (every 5 s once started, and on close) does.
+ * A user's dashboard reads are counted the same way under the user's id (`recordDashboard`): ids are
+ * random uuids, so a user's series never mixes with a key's, and the usage view reads it by that id.
  */
 export class UsageRecorder {
   readonly #db: Queryable;
@@ -43,12 +45,24 @@ export class UsageRecorder {
   record(keyId: string, status: number, at: Date | number = Date.now()): void {
     // A malformed id would make every later batch fail, so it is refused here rather than at flush;
     // an id already in the batch passed this check.
-    if (!this.#pending.lastUsed.has(keyId) && !UUID.test(keyId)) {
-      throw new TypeError(`usage key id is not a uuid: ${keyId}`);
-    }
+    if (!this.#pending.lastUsed.has(keyId)) checkId(keyId);
+    this.#count(keyId, status, at, true);
+  }
+
+  /** One dashboard read of a signed-in user: counted under the user's id; no key's last use moves. */
+  recordDashboard(userId: string, status: number, at: Date | number = Date.now()): void {
+    checkId(userId);
+    this.#count(userId, status, at, false);
+  }
+
+  #count(id: string, status: number, at: Date | number, isKey: boolean): void {
     const time = typeof at === 'number' ? at : at.getTime();
     const minute = Math.floor(time / MINUTE_MS) * MINUTE_MS;
-    add(this.#pending, { keyId, minute, requests: 1, errors: status >= 400 ? 1 : 0 }, time);
+    add(
+      this.#pending,
+      { keyId: id, minute, requests: 1, errors: status >= 400 ? 1 : 0 },
+      isKey ? time : null,
+    );
   }
 
   flush(): Promise<void> {
@@ -78,17 +92,22 @@ export class UsageRecorder {
     try {
       await addUsage(this.#db, cells, keys);
     } catch (error) {
-      for (const cell of cells) add(this.#pending, cell, batch.lastUsed.get(cell.keyId) ?? cell.minute);
+      for (const cell of cells) add(this.#pending, cell, batch.lastUsed.get(cell.keyId) ?? null);
       this.#onError(error);
     }
   }
+}
+
+function checkId(id: string): void {
+  if (!UUID.test(id)) throw new TypeError(`usage id is not a uuid: ${id}`);
 }
 
 function emptyBatch(): Batch {
   return { cells: new Map(), lastUsed: new Map() };
 }
 
-function add(batch: Batch, cell: Cell, usedAt: number): void {
+/** Adds a cell; `usedAt` moves the key's last use, null for a user's dashboard cell. */
+function add(batch: Batch, cell: Cell, usedAt: number | null): void {
   const id = `${cell.keyId}|${cell.minute}`;
   const current = batch.cells.get(id);
   if (current) {
@@ -97,6 +116,7 @@ function add(batch: Batch, cell: Cell, usedAt: number): void {
   } else {
     batch.cells.set(id, { ...cell });
   }
+  if (usedAt === null) return;
   const last = batch.lastUsed.get(cell.keyId);
   if (last === undefined || usedAt > last) batch.lastUsed.set(cell.keyId, usedAt);
 }

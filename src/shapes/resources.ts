@@ -5,6 +5,7 @@
  */
 import { type Static, Type } from 'typebox';
 import { engineNames } from '../domain/engines/index.ts';
+import { fieldTier } from '../domain/field-tiers.ts';
 import { MATCH_METHODS } from '../domain/resolver.ts';
 import { CLASSIFICATION_LABELS, REGIME_NAMES, TIERS } from '../domain/types.ts';
 import { Nullable, StringEnum } from './schema.ts';
@@ -91,7 +92,9 @@ export const Signal = Type.Object({
   risk_score: Type.Integer({ minimum: 0, maximum: 100 }),
   computed_at: Type.String({ format: 'date-time' }),
   rationale: Type.Optional(
-    Type.Array(RationaleItem, { description: 'Per-rule rationale; intelligence tier only.' }),
+    Type.Array(RationaleItem, {
+      description: `Per-rule rationale; only for a plan reaching the ${fieldTier('signal', 'rationale')} tier, absent below it.`,
+    }),
   ),
 });
 export type SignalDto = Static<typeof Signal>;

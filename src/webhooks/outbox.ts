@@ -1,3 +1,4 @@
+import { forTier } from '../domain/field-tiers.ts';
 import { PLAN_LIMITS, reachesTier } from '../domain/plans.ts';
 import { TIERS, type Tier } from '../domain/types.ts';
 import { Contract, type ContractDto, Signal, type SignalDto } from '../shapes/resources.ts';
@@ -8,7 +9,10 @@ import { insertDeliveries, liveWebhooks } from '../store/webhooks.ts';
 
 export const SIGNAL_CREATED = 'signal.created';
 
-/** The documented payload (README "Webhooks"): the Signal as the API serves it (never its rationale) and its Contract. */
+/**
+ * The documented payload (README "Webhooks"): the Signal as the API serves it to the webhook owner's
+ * plan (src/domain/field-tiers.ts), never with its rationale whatever the plan, and its Contract.
+ */
 export interface SignalCreatedPayload {
   event: typeof SIGNAL_CREATED;
   data: { signal: Omit<SignalDto, 'rationale'>; contract: ContractDto };
@@ -56,14 +60,16 @@ export async function enqueueSignalCreated(
     if (!full) continue;
     const { rationale: _rationale, ...signal } = full;
     const tier: Tier = isTier(signal.engine_tier) ? signal.engine_tier : 'intelligence';
-    const payload: SignalCreatedPayload = {
-      event: SIGNAL_CREATED,
-      data: { signal, contract: toContract(row) },
-      ts: now.getTime(),
-    };
+    const contract = toContract(row);
     for (const hook of hooks) {
-      if (reachesTier(hook.plan, tier))
-        deliveries.push({ webhookId: hook.id, event: SIGNAL_CREATED, payload, suspended: hook.suspended });
+      if (!reachesTier(hook.plan, tier)) continue;
+      // Under the tier policy of the owner's plan, like an API read of theirs (src/domain/field-tiers.ts).
+      const payload: SignalCreatedPayload = {
+        event: SIGNAL_CREATED,
+        data: { signal: forTier('signal', signal, PLAN_LIMITS[hook.plan].tier), contract },
+        ts: now.getTime(),
+      };
+      deliveries.push({ webhookId: hook.id, event: SIGNAL_CREATED, payload, suspended: hook.suspended });
     }
   }
   return insertDeliveries(tx, deliveries);

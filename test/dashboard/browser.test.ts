@@ -223,10 +223,15 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
     await page.getByRole('button', { name: '7d' }).click();
     await page.waitForSelector('[data-usage-key] [data-requests]');
     const counts = await page
-      .locator('[data-requests]')
+      .locator('[data-usage-key] [data-requests]')
       .evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-requests'))));
     // One call with each of the three keys (the 401 after revoking is not the key’s: it no longer is one).
     assert.deepEqual(counts, [1, 1, 1]);
+    // The pages' own reads are the user's, counted apart from the keys'.
+    const dashboard = await page
+      .locator('[data-usage-dashboard] [data-requests]')
+      .getAttribute('data-requests');
+    assert.ok(Number(dashboard) > 3, `the dashboard's reads: ${dashboard}`);
     assert.ok(await page.locator('svg.chart rect.req').count());
     await shot('usage');
   });

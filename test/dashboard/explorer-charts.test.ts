@@ -361,6 +361,12 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
       (await page.locator('#rationale-card [data-upgrade]').textContent()) ?? '',
       /intelligence tier/,
     );
+    // The bundle's regime is withheld below its tier (src/domain/field-tiers.ts), and the page says why.
+    assert.equal(await page.locator('[data-dominant]').count(), 0);
+    assert.match(
+      (await page.locator('#regime [data-upgrade]').textContent()) ?? '',
+      /market regime is shown on the intelligence tier/,
+    );
     await shot('explorer-contract-developer');
     assert.deepEqual(problems, []);
   });

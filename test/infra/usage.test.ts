@@ -225,7 +225,25 @@ describe('UsageRecorder', () => {
   test('refuses a key id that is not a uuid instead of poisoning the batch', () => {
     const recorder = new UsageRecorder(db);
     assert.throws(() => recorder.record('iv_live_abc', 200), TypeError);
+    assert.throws(() => recorder.recordDashboard('someone', 200), TypeError);
     assert.equal(recorder.pendingCells, 0);
+  });
+
+  test('dashboard reads count under the user, move no key’s last use, and survive a failed flush', async () => {
+    const key = await insertKey(null);
+    const user = randomUUID();
+    const flaky = spy(db);
+    const recorder = new UsageRecorder(flaky, { onError: () => {} });
+    recorder.recordDashboard(user, 200, at(0));
+    recorder.recordDashboard(user, 404, at(10));
+    recorder.record(key, 200, at(20));
+    flaky.failNext();
+    await recorder.flush();
+    assert.deepEqual(await counts(user), []);
+    await recorder.flush();
+    assert.deepEqual(await counts(user), [{ key_id: user, minute: iso(0), requests: 2, errors: 1 }]);
+    assert.deepEqual(await counts(key), [{ key_id: key, minute: iso(0), requests: 1, errors: 0 }]);
+    assert.equal(await lastUsed(key), iso(20), 'the key’s last use, not the user’s reads');
   });
 });
 

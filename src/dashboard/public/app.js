@@ -28,10 +28,18 @@ export function h(tag, attrs = {}, ...children) {
 export const s = (tag, attrs = {}, ...children) => h(tag, { ...attrs, svg: true }, ...children);
 
 export class ApiFailure extends Error {
-  constructor(status, message) {
+  /** `retryAfter`: the seconds a 429 asks to wait (its Retry-After), else null. */
+  constructor(status, message, retryAfter = null) {
     super(message);
     this.status = status;
+    this.retryAfter = retryAfter;
   }
+}
+
+/** A 429: the user's dashboard reads are past their plan's allowance for now. */
+function limitedFailure(res) {
+  const wait = Math.max(1, Number.parseInt(res.headers.get('retry-after') ?? '', 10) || 5);
+  return new ApiFailure(429, `Too many requests right now; try again in ${wait} s.`, wait);
 }
 
 /** Counts the routings: a read started under one routing is not used by a page the user has left. */
@@ -52,6 +60,7 @@ export async function api(method, path, body) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   if (res.status === 204) return null;
+  if (res.status === 429) throw limitedFailure(res);
   const data = await res.json().catch(() => ({}));
   // A page still loading when the user moved on would otherwise draw over the page now shown.
   if (method === 'GET' && startedIn !== routing) throw new Superseded(path);
@@ -539,8 +548,23 @@ function usageChart(buckets) {
   );
 }
 
+function usageCard(attrs, heading, usage, window) {
+  return h(
+    'section',
+    { class: 'card', ...attrs },
+    heading,
+    h(
+      'p',
+      {},
+      h('strong', { 'data-requests': usage.totals.requests }, `${usage.totals.requests} requests`),
+      `, ${usage.totals.errors} errors in the last ${window}`,
+    ),
+    usageChart(usage.buckets),
+  );
+}
+
 async function usageView(window = '24h') {
-  const { data } = await api('GET', `/usage?window=${window}`);
+  const { data, dashboard } = await api('GET', `/usage?window=${window}`);
   const picker = h(
     'div',
     { class: 'tabs', role: 'group', 'aria-label': 'Window' },
@@ -566,19 +590,19 @@ async function usageView(window = '24h') {
       h('span', {}, h('i', { class: 'sw req-sw' }), 'requests'),
       h('span', {}, h('i', { class: 'sw err-sw' }), 'errors (status ≥ 400)'),
     ),
+    usageCard(
+      { 'data-usage-dashboard': '' },
+      h('h2', {}, 'Dashboard ', h('span', { class: 'muted' }, `(${dashboard.per_minute} reads/min)`)),
+      dashboard.usage,
+      window,
+    ),
     data.length
       ? data.map(({ key, usage }) =>
-          h(
-            'section',
-            { class: 'card', 'data-usage-key': key.id },
+          usageCard(
+            { 'data-usage-key': key.id },
             h('h2', {}, `${key.name} `, h('span', { class: 'mono muted' }, `${key.display_prefix}…`)),
-            h(
-              'p',
-              {},
-              h('strong', { 'data-requests': usage.totals.requests }, `${usage.totals.requests} requests`),
-              `, ${usage.totals.errors} errors in the last ${window}`,
-            ),
-            usageChart(usage.buckets),
+            usage,
+            window,
           ),
         )
       : h('p', { class: 'muted' }, 'No keys yet.'),
@@ -609,6 +633,11 @@ function planView() {
         { class: 'muted' },
         `Test keys: at most ${plan.max_test_keys}, ${plan.test_rpm} requests/min each, on any plan.`,
       ),
+      h(
+        'p',
+        { class: 'muted' },
+        `Dashboard: ${plan.dashboardRpm} reads/min for you, counted on the Usage page.`,
+      ),
     ),
     h(
       'section',
@@ -623,9 +652,15 @@ function planView() {
           h(
             'tr',
             {},
-            ['Plan', 'Live keys', 'Highest tier', 'Live rate', 'Live keys max', 'Webhooks max'].map((t) =>
-              h('th', { scope: 'col' }, t),
-            ),
+            [
+              'Plan',
+              'Live keys',
+              'Highest tier',
+              'Live rate',
+              'Live keys max',
+              'Webhooks max',
+              'Dashboard reads',
+            ].map((t) => h('th', { scope: 'col' }, t)),
           ),
         ),
         h(
@@ -641,6 +676,7 @@ function planView() {
               h('td', {}, rpm(p)),
               h('td', {}, p.maxLiveKeys),
               h('td', {}, p.maxWebhooks),
+              h('td', {}, `${p.dashboardRpm}/min`),
             ),
           ),
         ),
@@ -731,6 +767,41 @@ function signedOut() {
   authView(location.hash === '#/signup' ? 'signup' : 'signin');
 }
 
+/**
+ * The page (or the sign-in check) was refused for the dashboard's allowance: say so, count down the
+ * Retry-After, then `again()` — unless the user went to another page meanwhile, which draws itself.
+ */
+function waitAndRetry(error, again) {
+  const started = routing;
+  let left = error.retryAfter;
+  const seconds = h('strong', { 'data-retry-in': left }, String(left));
+  const per = state.me?.plan?.dashboardRpm;
+  render(
+    h(
+      'section',
+      { class: 'card', role: 'status', 'data-rate-limited': '' },
+      h('h1', {}, 'Too many requests'),
+      h(
+        'p',
+        {},
+        per ? `Your plan's dashboard allows ${per} reads a minute. ` : '',
+        'This page loads again in ',
+        seconds,
+        ' s.',
+      ),
+    ),
+  );
+  const timer = setInterval(() => {
+    if (started !== routing) return clearInterval(timer);
+    left -= 1;
+    seconds.textContent = String(Math.max(0, left));
+    seconds.dataset.retryIn = String(Math.max(0, left));
+    if (left > 0) return;
+    clearInterval(timer);
+    void again();
+  }, 1000);
+}
+
 async function route() {
   routing += 1;
   if (!state.me) return signedOut();
@@ -749,6 +820,7 @@ async function route() {
   } catch (error) {
     if (error instanceof Superseded) return;
     if (error instanceof ApiFailure && error.status === 401) return signedOut();
+    if (error instanceof ApiFailure && error.status === 429) return waitAndRetry(error, route);
     render(h('p', { class: 'error', role: 'alert' }, error.message));
   }
 }
@@ -757,8 +829,10 @@ async function boot() {
   try {
     state.me = await api('GET', '/me');
     state.csrf = state.me.csrf_token;
-  } catch {
+  } catch (error) {
     state.me = null;
+    // Signed in but refused for now: not a reason to show the sign-in form.
+    if (error instanceof ApiFailure && error.status === 429) return waitAndRetry(error, boot);
   }
   if (state.me) {
     document.getElementById('nav').hidden = false;

@@ -53,7 +53,12 @@ export async function contractView(id) {
         signalPart(signal, decay),
       ),
     ),
-    h('div', { class: 'explorer-grid' }, regimePart(regime), rationalePart(bundle)),
+    h(
+      'div',
+      { class: 'explorer-grid' },
+      bundle.withheld?.regime ? regimeWithheld(bundle.withheld.regime) : regimePart(regime),
+      rationalePart(bundle),
+    ),
   );
   if (bundle.weekly_prices.length) drawWeekly(lib, prices, bundle);
   prices.dataset.ready = 'true';
@@ -205,6 +210,15 @@ function decayCurve(decay, score) {
       },
       `now ${decay.strength}`,
     ),
+  );
+}
+
+function regimeWithheld(tier) {
+  return h(
+    'section',
+    { class: 'card', id: 'regime' },
+    h('h2', {}, 'Market regime'),
+    upgradeNotice('The market regime', tier, state.me.user.plan),
   );
 }
 

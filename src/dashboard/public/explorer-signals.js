@@ -19,13 +19,14 @@ const SCORES = [
   ['risk_score', 'risk'],
 ];
 
-/** The open stream and poll timer of the page on screen; another page closes them. */
+/** The open stream, poll timer and pending retry of the page on screen; another page closes them. */
 let live = null;
 
 function stopLive() {
   if (!live) return;
   live.source?.close();
   clearInterval(live.poll);
+  clearTimeout(live.retry);
   live = null;
 }
 window.addEventListener('hashchange', () => {
@@ -279,10 +280,11 @@ function withChoices(page) {
  * notify. `since` is the server's moment of the previous run less SLACK_MS; `opened`, the server's
  * moment when the stream first opened: signals computed before it were there before the page
  * listened (one committed in the round trip between the list's request and the stream's start is
- * shown on the next load, not live).
+ * shown on the next load, not live). A refresh that fails asks again from the same point next time;
+ * one refused for the dashboard's allowance (429) pauses, says so, and runs again after Retry-After.
  */
 function listen(refresh, status) {
-  const state = { source: null, poll: null };
+  const state = { source: null, poll: null, retry: null };
   let opened = null;
   let last = null;
   let since = null;
@@ -296,12 +298,33 @@ function listen(refresh, status) {
     running = true;
     const from = since;
     since = new Date(Date.parse(last) - SLACK_MS).toISOString();
-    await refresh(from ?? since, opened).catch(() => undefined);
+    const failure = await refresh(from ?? since, opened).then(
+      () => null,
+      (error) => error,
+    );
+    // Nothing computed meanwhile is skipped: the next run asks from where this one did.
+    if (failure && from) since = from;
     running = false;
+    if (failure instanceof ApiFailure && failure.status === 429) return pause(failure.retryAfter);
     if (again) {
       again = false;
       await run();
     }
+  };
+  /** The status shown before a pause, put back after it (a second refusal keeps the first's). */
+  let shown = null;
+  const pause = (seconds) => {
+    shown ??= { text: status.textContent, live: status.dataset.live };
+    status.textContent = `too many requests; checking again in ${seconds} s`;
+    status.dataset.live = 'limited';
+    clearTimeout(state.retry);
+    state.retry = setTimeout(() => {
+      status.textContent = shown.text;
+      status.dataset.live = shown.live;
+      shown = null;
+      again = false;
+      void run();
+    }, seconds * 1000);
   };
   const heard = (event) => {
     const data = JSON.parse(event.data);

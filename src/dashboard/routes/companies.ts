@@ -1,8 +1,10 @@
 import { Type } from 'typebox';
 import { defaultEngine } from '../../domain/engines/index.ts';
+import { fieldTier } from '../../domain/field-tiers.ts';
 import type { RegimeSpan } from '../../domain/regime-band.ts';
 import { access } from '../../http/access.ts';
 import { errors } from '../../http/errors.ts';
+import { showsField } from '../../http/reader-tier.ts';
 import { Query, TickerParam } from '../../http/schemas/common.ts';
 import type { App, Handler, Services } from '../../http/types.ts';
 import type { ResponseCache } from '../../infra/response-cache.ts';
@@ -10,14 +12,12 @@ import { regimeBand } from '../../services/regime-band.ts';
 import type { Queryable } from '../../store/db.ts';
 import { awardMarkersJson } from '../../store/events.ts';
 import { candleRange, companyTotals, getCompany } from '../../store/market.ts';
-import { requireSessionTier, sessionReaches } from '../plan-tier.ts';
+import { requireSessionTier } from '../plan-tier.ts';
 
 /** As many as /api/v1/companies/{ticker} lists. */
 const RECENT_CONTRACTS = 20;
 /** Every award of the largest contractor is a few hundred: this only bounds a pathological ticker. */
 const MAX_MARKERS = 5000;
-/** The tier of /api/v1/regimes, whose data the regime band draws. */
-const REGIME_TIER = 'intelligence';
 
 const companySchema = {
   params: Type.Object({ ticker: TickerParam }),
@@ -52,7 +52,7 @@ function showCompany({ db }: Services, cache: ResponseCache | null): Handler<typ
     ]);
     if (!found) throw errors.unknownTicker(ticker);
     const regimes =
-      candles && sessionReaches(request, REGIME_TIER)
+      candles && showsField(request, 'company_page', 'regimes')
         ? await cachedBand(db, cache, candles.first, candles.last)
         : null;
     return {
@@ -61,7 +61,7 @@ function showCompany({ db }: Services, cache: ResponseCache | null): Handler<typ
       engine: engine.name,
       awards: JSON.parse(markers.json) as unknown[],
       candle_range: candles,
-      regime_tier: REGIME_TIER,
+      regime_tier: fieldTier('company_page', 'regimes'),
       regimes,
     };
   };

@@ -1,14 +1,14 @@
 import { Type } from 'typebox';
 import { defaultEngine } from '../../domain/engines/index.ts';
+import { fieldTier, withheldFields } from '../../domain/field-tiers.ts';
 import { access } from '../../http/access.ts';
-import { RATIONALE_TIER } from '../../http/auth.ts';
 import { errors } from '../../http/errors.ts';
-import { signalShown } from '../../http/params.ts';
+import { readerTier, shownTo } from '../../http/reader-tier.ts';
 import { Query, Text } from '../../http/schemas/common.ts';
 import type { App, Handler, Services } from '../../http/types.ts';
 import { contractBundle } from '../../services/contracts.ts';
 import type { ContractDto } from '../../shapes/resources.ts';
-import { requireSessionTier, sessionReaches } from '../plan-tier.ts';
+import { requireSessionTier } from '../plan-tier.ts';
 
 const contractSchema = {
   params: Type.Object({ id: Text({ maxLength: 200, description: 'Contract id.' }) }),
@@ -33,7 +33,9 @@ export function sourceLinks(contract: ContractDto): { label: string; url: string
 
 /**
  * The explorer's contract page: the bundle /api/v1/contracts/{id} serves (same service, same default
- * engine), the signal's rationale only on the tier that sees it there, and the source links.
+ * engine, the same fields withheld below their tier: src/domain/field-tiers.ts), the tier that shows
+ * the rationale, the bundle's fields withheld from this reader with the tier of each (so the page says
+ * which tier shows them rather than "none computed"), and the source links.
  */
 export function registerContracts(app: App, services: Services): void {
   app.get(
@@ -51,11 +53,10 @@ function showContract({ db, now }: Services): Handler<typeof contractSchema> {
     const { id } = request.params;
     const bundle = await contractBundle(db, id, engine.name, now);
     if (!bundle) throw errors.contractNotFound(id);
-    const rationale = sessionReaches(request, RATIONALE_TIER);
     return {
-      ...bundle,
-      signal: bundle.signal && signalShown(bundle.signal, rationale),
-      rationale_tier: RATIONALE_TIER,
+      ...shownTo(request, 'contract_bundle', bundle),
+      rationale_tier: fieldTier('signal', 'rationale'),
+      withheld: withheldFields('contract_bundle', readerTier(request)),
       sources: sourceLinks(bundle.contract),
     };
   };

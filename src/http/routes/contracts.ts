@@ -5,6 +5,7 @@ import { latestSignal } from '../../store/signals.ts';
 import { access, cached, idempotent } from '../access.ts';
 import { errors } from '../errors.ts';
 import { pickEngine, visibleSignal } from '../params.ts';
+import { shownTo } from '../reader-tier.ts';
 import { EngineParam, errorResponses, IdempotencyHeaders, Query, Text } from '../schemas/common.ts';
 import { ContractBundle, EventList, ScoreResponse } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
@@ -71,7 +72,7 @@ function showContract({ db, now }: Services): Handler<typeof contractSchema> {
     const { id } = request.params;
     const bundle = await contractBundle(db, id, pickEngine(request, undefined).name, now);
     if (!bundle) throw errors.contractNotFound(id);
-    return { ...bundle, signal: bundle.signal && visibleSignal(request, bundle.signal) };
+    return shownTo(request, 'contract_bundle', bundle);
   };
 }
 

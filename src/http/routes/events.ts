@@ -5,10 +5,10 @@ import { CONTRACT_SOURCES } from '../../shapes/resources.ts';
 import { eventsJson } from '../../store/events.ts';
 import { KEYSETS } from '../../store/keyset.ts';
 import { access, cached } from '../access.ts';
-import { showsRationale } from '../auth.ts';
 import { pageJson, sendJson } from '../json-body.ts';
 import { pageStart, pagination } from '../paging.ts';
 import { checkDateRange, pickEngine, upper } from '../params.ts';
+import { showsField } from '../reader-tier.ts';
 import {
   Cursor,
   DateString,
@@ -70,7 +70,7 @@ export function eventFilter(
   checkDateRange(q.from, q.to);
   return {
     engine: pickEngine(request, q.engine).name,
-    withRationale: showsRationale(request),
+    withRationale: showsField(request, 'signal', 'rationale'),
     ticker: upper(q.ticker),
     agency: q.agency,
     classification: q.classification,

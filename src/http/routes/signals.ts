@@ -3,10 +3,10 @@ import { type Static, Type } from 'typebox';
 import { KEYSETS } from '../../store/keyset.ts';
 import { signalsJson } from '../../store/signals.ts';
 import { access, cached } from '../access.ts';
-import { showsRationale } from '../auth.ts';
 import { pageJson, sendJson } from '../json-body.ts';
 import { pageStart, pagination } from '../paging.ts';
 import { pickEngine, upper } from '../params.ts';
+import { showsField } from '../reader-tier.ts';
 import { Cursor, EngineParam, errorResponses, Limit, Offset, Query, TickerParam } from '../schemas/common.ts';
 import { SignalList } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
@@ -52,7 +52,7 @@ export function signalFilter(
   return {
     engine: engine.name,
     engineVersion: engine.version,
-    withRationale: showsRationale(request),
+    withRationale: showsField(request, 'signal', 'rationale'),
     minScore: q.min_score,
     ticker: upper(q.ticker),
     since: q.since,

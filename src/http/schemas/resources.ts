@@ -1,5 +1,6 @@
 /** The HTTP envelopes around the service's records (src/shapes/resources.ts). */
 import { Type } from 'typebox';
+import { fieldTier } from '../../domain/field-tiers.ts';
 import {
   Candle,
   Company,
@@ -24,7 +25,9 @@ export const ContractBundle = Type.Object({
   contract: Contract,
   signal: Nullable(Signal),
   weekly_prices: Type.Array(WeeklyPrice),
-  regime: Nullable(Regime),
+  regime: Nullable(Regime, {
+    description: `The market regime at the award date (as /api/v1/regimes serves it); null when none could be computed, and for a plan below the ${fieldTier('contract_bundle', 'regime')} tier.`,
+  }),
   decay: Nullable(Decay),
 });
 export const ScoreResponse = Type.Object({ signal: Signal });
