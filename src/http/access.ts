@@ -98,6 +98,8 @@ export interface RouteAccess {
   secret: boolean;
   /** A tier-shared cached read (`cache`). */
   cache: boolean;
+  /** Declares a request body (`schema.body`); a route without one refuses a body (request-checks.ts). */
+  body: boolean;
 }
 
 declare module 'fastify' {
@@ -118,7 +120,8 @@ export function installAccess(app: App, services: Services, options: AccessOptio
     }
     for (const method of [route.method].flat()) {
       const { secret = false, cache = false } = route.config ?? {};
-      table.push({ method, url: route.url, access: declared, secret, cache });
+      const body = route.schema?.body !== undefined;
+      table.push({ method, url: route.url, access: declared, secret, cache, body });
     }
   });
 
