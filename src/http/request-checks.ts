@@ -46,11 +46,13 @@ const hasBody = ({ headers }: FastifyRequest): boolean =>
   headers['transfer-encoding'] !== undefined ||
   (headers['content-length'] !== undefined && headers['content-length'] !== '0');
 
+/** Every coding listed is `identity` (an empty list element, as in `identity,`, names none). */
 const isIdentity = (encoding: string | string[]): boolean =>
   [encoding]
     .flat()
     .flatMap((value) => value.split(','))
-    .every((coding) => coding.trim().toLowerCase() === 'identity');
+    .map((coding) => coding.trim().toLowerCase())
+    .every((coding) => coding === '' || coding === 'identity');
 
 /**
  * The checks above, first of every request's hooks (installed before access and caching). Then, once

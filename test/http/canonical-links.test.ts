@@ -9,7 +9,9 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import type { FastifyRequest } from 'fastify';
 import type { RouteAccess } from '../../src/http/access.ts';
+import { canonicalPath, canonicalUrl } from '../../src/http/canonical.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
 import { makeKey, testApp } from '../support/app.ts';
@@ -206,5 +208,25 @@ describe('answers are built from the route, not the spelling', () => {
     assert.equal(answer.status, 400);
     assert.match(answer.body, /request target must be a path/);
     assertUntainted(answer, 'unknown path');
+  });
+});
+
+describe('canonical URLs', () => {
+  const request = (url: string | undefined, params: Record<string, unknown>, query = {}) =>
+    ({ routeOptions: { url }, params, query }) as unknown as FastifyRequest;
+
+  test('each parameter fills its segment, percent-encoded: no value can add a segment, query or fragment', () => {
+    const hostile = request('/api/v1/things/:id/parts/:part', { id: 'a/../b?c=1#d', part: '//x.example' });
+    assert.equal(canonicalPath(hostile), '/api/v1/things/a%2F..%2Fb%3Fc%3D1%23d/parts/%2F%2Fx.example');
+    assert.equal(
+      canonicalUrl(hostile, { q: 'x&y=#', skipped: undefined, limit: 2 }),
+      '/api/v1/things/a%2F..%2Fb%3Fc%3D1%23d/parts/%2F%2Fx.example?q=x%26y%3D%23&limit=2',
+    );
+    assert.equal(canonicalUrl(request('/api/v1/events', {}), {}), '/api/v1/events');
+  });
+
+  test('without a matched route, or a parameter the route names, nothing is built', () => {
+    assert.throws(() => canonicalPath(request(undefined, {})), /matched route/);
+    assert.throws(() => canonicalPath(request('/api/v1/x/:id', {})), /no validated parameter "id"/);
   });
 });
