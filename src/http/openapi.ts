@@ -190,7 +190,6 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
         '`x-tier` is the lowest plan tier an operation needs (free < developer < intelligence); `x-scope` the key scope (read ⊂ write ⊂ admin). ' +
         'Before any operation is chosen the server itself may answer, in the same error envelope: 400 for a request it cannot parse, ' +
         'for a request target that is not a path (absolute form such as `http://host/…`, or `//…`) or contains `#`, and for a second `Host` header; ' +
-        '415 for a body sent with a Content-Encoding other than identity; ' +
         '408 when headers or body do not arrive in time, 414 for a request target over 8 KiB, 431 for oversized headers.',
       license: { name: 'MIT', identifier: 'MIT' },
     },

@@ -14,8 +14,6 @@ import type { App } from './types.ts';
  * - no `#`: a fragment is never part of a request target, and the router would read the text after it
  *   as the query.
  * - one `Host` header (RFC 9112 §3.2: a request with several is a 400).
- * - a body without `Content-Encoding`, or `identity`: none other is decoded, so a compressed body is a
- *   415 rather than bytes handed to the JSON parser (a header on a request without a body is ignored).
  */
 export function requestProblem(request: FastifyRequest): ApiError | null {
   const target = request.raw.url ?? '';
@@ -25,10 +23,23 @@ export function requestProblem(request: FastifyRequest): ApiError | null {
   }
   if (target.includes('#')) return errors.malformedRequest('the request target may not contain "#"');
   if (headerCount(request.raw.rawHeaders, 'host') > 1) return errors.repeatedHeader('host');
+  return null;
+}
+
+/**
+ * What a request's body must be, decided once access has been (so these answers carry the rate-limit
+ * headers, as the parser's 413 and 415 do) and before any byte of it is read:
+ *
+ * - none, where the route declares no `schema.body`: such an operation takes no input there, and
+ *   accepting bytes it ignores would hide a client's mistake (400);
+ * - without `Content-Encoding`, or `identity`: no other is decoded, so a compressed body is a 415
+ *   rather than bytes handed to the JSON parser. The header on a request without a body is ignored.
+ */
+export function bodyProblem(request: FastifyRequest): ApiError | null {
+  if (request.is404 || !hasBody(request)) return null;
+  if (!request.routeOptions.schema?.body) return errors.bodyNotTaken();
   const encoding = request.headers['content-encoding'];
-  if (encoding !== undefined && hasBody(request) && !isIdentity(encoding)) {
-    return errors.unsupportedEncoding(String(encoding));
-  }
+  if (encoding !== undefined && !isIdentity(encoding)) return errors.unsupportedEncoding(String(encoding));
   return null;
 }
 
@@ -55,10 +66,8 @@ const isIdentity = (encoding: string | string[]): boolean =>
     .every((coding) => coding === '' || coding === 'identity');
 
 /**
- * The checks above, first of every request's hooks (installed before access and caching). Then, once
- * access has been decided, a request with a body to a route that declares none (`schema.body`) is a
- * 400 before its body is read: an operation without a body schema takes no input there, and accepting
- * bytes it ignores would hide a client's mistake (docs/SECURITY.md).
+ * `requestProblem` in the first of every request's hooks (installed before access and caching);
+ * `bodyProblem` before the body is parsed, after the access hooks.
  */
 export function installRequestChecks(app: App): void {
   app.addHook('onRequest', (request, reply, done) => {
@@ -67,7 +76,6 @@ export function installRequestChecks(app: App): void {
     done(requestProblem(request) ?? undefined);
   });
   app.addHook('preParsing', (request, _reply, payload, done) => {
-    const refused = !request.is404 && !request.routeOptions.schema?.body && hasBody(request);
-    done(refused ? errors.bodyNotTaken() : null, payload);
+    done(bodyProblem(request), payload);
   });
 }

@@ -100,13 +100,21 @@ describe('requests', () => {
           `Content-Encoding: ${coding}`,
           `Content-Length: ${body.length}`,
         ],
-        body.toString('latin1'),
+        body,
       );
       assert.equal(answer.status, 415, `${coding}: ${answer.body}`);
       const { error } = envelope(answer);
       assert.equal(error.code, 'unsupported_media_type');
       assert.match(error.message, /content encoding/);
+      assert.ok(answer.headers['x-ratelimit-limit'], 'decided after the key was checked, and counted');
     }
+    const keyless = await app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      payload: gzipSync('{}'),
+    });
+    assert.equal(keyless.statusCode, 401, 'the key is checked first');
   });
 
   test('Content-Encoding: identity, or the header on a request without a body, changes nothing', async () => {

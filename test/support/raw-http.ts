@@ -13,7 +13,7 @@ export interface RawAnswer {
 }
 
 /** Sends `head` lines (request line first; `Connection: close` is added) and `body`, reads the answer. */
-export function rawExchange(port: number, head: string[], body = ''): Promise<RawAnswer> {
+export function rawExchange(port: number, head: string[], body: string | Buffer = ''): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
@@ -27,7 +27,7 @@ export function rawExchange(port: number, head: string[], body = ''): Promise<Ra
       }
     });
     socket.write(`${[...head, 'Connection: close'].join('\r\n')}\r\n\r\n`);
-    if (body) socket.write(body);
+    if (body.length) socket.write(body);
     setTimeout(() => socket.destroy(), 10_000).unref();
   });
 }
