@@ -91,6 +91,15 @@ function utcDay(ms: number): string {
   return dayMemo.text;
 }
 
+/**
+ * A `Link` another caller on the tier may be given: none, or one origin-relative target on this
+ * service (`</…>`, not `<//host/…>`), as http/canonical.ts builds them. Anything else is served to its
+ * own request but never kept, whichever route made it.
+ */
+const SHAREABLE_LINK = /^<\/(?!\/)[^<>#\s]*>; rel="next"$/;
+const shareableLink = (link: unknown): boolean =>
+  link === undefined || (typeof link === 'string' && SHAREABLE_LINK.test(link));
+
 /** URLs whose cache-key input is kept. */
 const KEY_URLS = 10_000;
 
@@ -148,9 +157,9 @@ export function installCaching(
     if (!body) return done(null, payload);
     const etag = etagOf(body);
     reply.header('etag', etag);
-    if (responses && slot && slot.version !== null) {
+    const link = reply.getHeader('link');
+    if (responses && slot && slot.version !== null && shareableLink(link)) {
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-      const link = reply.getHeader('link');
       const entry = { body, etag, contentType };
       responses.put(slot.key, slot.version, link === undefined ? entry : { ...entry, link: String(link) });
     }

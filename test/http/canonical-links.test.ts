@@ -10,12 +10,14 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { FastifyRequest } from 'fastify';
+import { buildApp } from '../../src/app.ts';
 import type { RouteAccess } from '../../src/http/access.ts';
+import { access, cached } from '../../src/http/access.ts';
 import { canonicalPath, canonicalUrl } from '../../src/http/canonical.ts';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { makeKey, testApp } from '../support/app.ts';
-import { seededDb } from '../support/db.ts';
+import { makeKey, testApp, testConfig } from '../support/app.ts';
+import { freshDb, seededDb } from '../support/db.ts';
 import { type RawAnswer, rawGet } from '../support/raw-http.ts';
 
 const ATTACKER_HOST = 'attacker.example';
@@ -228,5 +230,43 @@ describe('canonical URLs', () => {
   test('without a matched route, or a parameter the route names, nothing is built', () => {
     assert.throws(() => canonicalPath(request(undefined, {})), /matched route/);
     assert.throws(() => canonicalPath(request('/api/v1/x/:id', {})), /no validated parameter "id"/);
+  });
+});
+
+describe('the response cache keeps only a Link any caller may be given', () => {
+  test('a route whose Link is not origin-relative is answered, never cached', async () => {
+    const own = await freshDb();
+    const probe = await buildApp({ config: testConfig(), db: own, logger: false });
+    const links: Record<string, string> = {
+      absolute: `<http://${ATTACKER_HOST}/api/v1/x?page=2>; rel="next"`,
+      'scheme-relative': `<//${ATTACKER_HOST}/api/v1/x?page=2>; rel="next"`,
+      fragment: '</api/v1/x#?page=2>; rel="next"',
+      canonical: '</api/v1/x?page=2>; rel="next"',
+    };
+    // Test-only routes that write a given Link, as a future route building it from the request would.
+    probe.get(
+      '/test/links/:kind',
+      { config: cached(access.read) },
+      async (request: FastifyRequest<{ Params: { kind: string } }>, reply) =>
+        reply.header('link', links[request.params.kind]).send({ kind: request.params.kind }),
+    );
+    await probe.ready();
+    try {
+      const key = (await makeKey(own)).raw;
+      for (const kind of Object.keys(links)) {
+        const url = `/test/links/${kind}`;
+        const hits = probe.caches.responses?.hits ?? 0;
+        for (let i = 0; i < 2; i++) {
+          const res = await probe.inject({ url, headers: { 'x-api-key': key } });
+          assert.equal(res.statusCode, 200);
+          assert.equal(res.headers.link, links[kind], `${kind}: its own answer keeps its header`);
+        }
+        const kept = (probe.caches.responses?.hits ?? 0) - hits;
+        assert.equal(kept, kind === 'canonical' ? 1 : 0, `${kind}: second read from the cache`);
+      }
+    } finally {
+      await probe.close();
+      await own.close();
+    }
   });
 });
