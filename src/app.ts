@@ -7,12 +7,13 @@ import type { Config } from './config.ts';
 import { registerDashboard } from './dashboard/routes/index.ts';
 import { installAccess } from './http/access.ts';
 import { installCaching } from './http/caching.ts';
-import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } from './http/client-errors.ts';
+import { DEFAULT_TIMEOUTS, handleClientError, type Timeouts } from './http/client-errors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { loggerOptions } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
+import { installRequestChecks } from './http/request-checks.ts';
 import { registerApi } from './http/routes/index.ts';
 import { installStrictInput } from './http/strict-input.ts';
 import type { App, Services } from './http/types.ts';
@@ -153,11 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Every body this API takes is JSON; anything else is a 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
   installStrictInput(app);
-  app.addHook('onRequest', (request, reply, done) => {
-    reply.header('x-request-id', request.id);
-    reply.header('x-content-type-options', 'nosniff');
-    done(request.url.length > MAX_URL_LENGTH ? errors.uriTooLong(MAX_URL_LENGTH) : undefined);
-  });
+  installRequestChecks(app);
   // Counted by the matched route's URL pattern, never the URL's text (bounded series; 404/405 as one).
   if (deps.config.requestMetrics) {
     app.addHook('onResponse', (request, reply, done) => {

@@ -26,6 +26,8 @@ export type ErrorCode =
   /** No answer: the connection failed or the request timed out (`status` is 0). */
   | 'connection_error'
   | 'timeout'
+  /** A next-page `Link` pointed at another origin (`CrossOriginLinkError`, `status` 0). */
+  | 'cross_origin_link'
   | (string & Record<never, never>);
 
 export interface ErrorDetails {
@@ -83,6 +85,24 @@ export class ServerError extends MarketIntelError {
 
 /** No answer: a network failure or the client's own timeout (`code` `timeout`). */
 export class ConnectionError extends MarketIntelError {}
+
+/**
+ * A page's `Link: <…>; rel="next"` pointed at another origin (scheme, host or port) than the client's
+ * `baseUrl`. Iteration stops before any request is sent there: the client's key goes only to the
+ * service it was configured for. `link` is the target as the answer gave it.
+ */
+export class CrossOriginLinkError extends MarketIntelError {
+  readonly link: string;
+  constructor(link: string, baseUrl: string) {
+    super({
+      status: 0,
+      code: 'cross_origin_link',
+      message: `refusing to follow a next-page link to another origin than ${baseUrl}: ${link}`,
+      requestId: null,
+    });
+    this.link = link;
+  }
+}
 
 /** The error class for an HTTP status. */
 export function errorFor(details: ErrorDetails): MarketIntelError {

@@ -7,7 +7,7 @@
  *   for await (const signal of client.signals.iterate({ min_score: 80 })) …
  */
 import { type OperationId, type OperationInfo, type Operations, operations } from './generated.js';
-import { nextLink, nextPageQuery, pageItems } from './pagination.js';
+import { followLink, nextLink, nextPageQuery, pageItems } from './pagination.js';
 import {
   type FetchFunction,
   type RateLimitInfo,
@@ -233,7 +233,7 @@ export class MarketIntel {
       yield* pageItems(page);
       if (info.paging === 'link') {
         const next = nextLink(response.headers.get('link'));
-        url = next === null ? null : new URL(next, `${this.baseUrl}/`).toString();
+        url = next === null ? null : followLink(next, this.baseUrl);
       } else {
         const query = nextPageQuery(call.query, page, info.query.includes('offset'));
         url = query === null ? null : this.url(info, { ...call, query });

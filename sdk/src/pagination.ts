@@ -4,6 +4,8 @@
  * `Link: <…>; rel="next"` header.
  */
 
+import { CrossOriginLinkError } from './errors.js';
+
 type Query = Record<string, unknown>;
 
 interface Pagination {
@@ -41,6 +43,17 @@ export function nextLink(header: string | null): string | null {
     if (match && rel?.[1]?.toLowerCase().split(/\s+/).includes('next')) return match[1] ?? null;
   }
   return null;
+}
+
+/**
+ * A `Link` target resolved against `baseUrl`; a target on another origin (an absolute URL, `//host/…`,
+ * another scheme or port) throws `CrossOriginLinkError` instead: the next request would carry the key.
+ */
+export function followLink(target: string, baseUrl: string): string {
+  const base = new URL(`${baseUrl}/`);
+  const next = new URL(target, base);
+  if (next.origin !== base.origin) throw new CrossOriginLinkError(target, baseUrl);
+  return next.toString();
 }
 
 /** The items of one page: `data` of a paged object, or the array itself. */

@@ -71,6 +71,18 @@ export const cached = <T extends { access: Access }>(config: T): T & { cache: tr
   cache: true,
 });
 
+/**
+ * What a shared cache may keep of a route's answers, decided by its declared config: nothing of a
+ * secret (`no-store`); nothing of any other keyed answer that is not a tier-shared cached read — usage,
+ * webhooks, deliveries, admin lists, /metrics, writes: answers per caller (`private, no-store`). Cached
+ * reads get `private, no-cache` with their ETag (caching.ts); session routes `no-store` below.
+ */
+function storePolicy(rule: Access, config: { secret?: boolean; cache?: boolean }): string | null {
+  if (config.secret) return 'no-store';
+  if (rule.kind === 'key' && !config.cache) return 'private, no-store';
+  return null;
+}
+
 /** Requests no route matched (404, 405): counted like the open routes, so probing spends the allowance. */
 const UNROUTED: Access = { kind: 'public' };
 
@@ -85,6 +97,10 @@ export interface RouteAccess {
   url: string;
   access: Access;
   secret: boolean;
+  /** A tier-shared cached read (`cache`). */
+  cache: boolean;
+  /** Declares a request body (`schema.body`); a route without one refuses a body (request-checks.ts). */
+  body: boolean;
 }
 
 declare module 'fastify' {
@@ -104,7 +120,9 @@ export function installAccess(app: App, services: Services, options: AccessOptio
       throw new Error(`page route ${String(route.method)} ${route.url} must be GET`);
     }
     for (const method of [route.method].flat()) {
-      table.push({ method, url: route.url, access: declared, secret: route.config?.secret === true });
+      const { secret = false, cache = false } = route.config ?? {};
+      const body = route.schema?.body !== undefined;
+      table.push({ method, url: route.url, access: declared, secret, cache, body });
     }
   });
 
@@ -117,7 +135,8 @@ export function installAccess(app: App, services: Services, options: AccessOptio
   const check = (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
     const rule = request.is404 ? UNROUTED : request.routeOptions.config.access;
     if (!rule) throw errors.forbidden('this route declares no access rule');
-    if (request.routeOptions.config.secret) reply.header('cache-control', 'no-store');
+    const privacy = storePolicy(rule, request.routeOptions.config);
+    if (privacy) reply.header('cache-control', privacy);
     switch (rule.kind) {
       case 'public':
         return options.keys ? keys.open(request, reply) : undefined;

@@ -50,18 +50,23 @@ interface UrlKeys {
  * day (decay ages), and the route with its parameters and query as validated (coerced, defaults
  * filled, sorted: spellings of one query share an entry).
  *
- * `urls` keeps the last part by URL, with the whole key per tier for the current day
- * (why: docs/EVALUATION.md#response-cache-keys). Such a URL holds only declared parameters (an unknown
- * one, `?api_key=…` included, is refused with 400 before this runs), so no credential is kept.
+ * `urls` keeps the last part by route and request target, with the whole key per tier for the current
+ * day (why: docs/EVALUATION.md#response-cache-keys). The target only finds the memo: what is kept (the
+ * key, and under it the body and `Link`) is built from the route's validated input, never from the
+ * target's text, which request-checks.ts has already held to origin form without a `#`. Such a target
+ * holds only declared parameters (an unknown one, `?api_key=…` included, is refused with 400 before
+ * this runs), so no credential is kept.
  */
 export function cacheKey(request: FastifyRequest, now: Date, urls: Lru<string, UrlKeys>): string {
   const tier = request.principal ? PLAN_LIMITS[request.principal.plan].tier : '-';
   const day = utcDay(now.getTime());
-  let keys = urls.get(request.url);
+  const route = request.routeOptions.url;
+  const target = `${route} ${request.url}`;
+  let keys = urls.get(target);
   if (keys === undefined) {
-    const input = `${request.routeOptions.url}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
+    const input = `${route}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
     keys = { input, day, byTier: new Map() };
-    urls.set(request.url, keys);
+    urls.set(target, keys);
   } else if (keys.day !== day) {
     keys.day = day;
     keys.byTier.clear();
@@ -85,6 +90,15 @@ function utcDay(ms: number): string {
   }
   return dayMemo.text;
 }
+
+/**
+ * A `Link` another caller on the tier may be given: none, or one origin-relative target on this
+ * service (`</…>`, not `<//host/…>`), as http/canonical.ts builds them. Anything else is served to its
+ * own request but never kept, whichever route made it.
+ */
+const SHAREABLE_LINK = /^<\/(?!\/)[^<>#\s]*>; rel="next"$/;
+const shareableLink = (link: unknown): boolean =>
+  link === undefined || (typeof link === 'string' && SHAREABLE_LINK.test(link));
 
 /** URLs whose cache-key input is kept. */
 const KEY_URLS = 10_000;
@@ -143,9 +157,9 @@ export function installCaching(
     if (!body) return done(null, payload);
     const etag = etagOf(body);
     reply.header('etag', etag);
-    if (responses && slot && slot.version !== null) {
+    const link = reply.getHeader('link');
+    if (responses && slot && slot.version !== null && shareableLink(link)) {
       const contentType = String(reply.getHeader('content-type') ?? 'application/json; charset=utf-8');
-      const link = reply.getHeader('link');
       const entry = { body, etag, contentType };
       responses.put(slot.key, slot.version, link === undefined ? entry : { ...entry, link: String(link) });
     }

@@ -71,6 +71,8 @@ export const errors = {
   repeatedHeader: (name: string) =>
     new ApiError('invalid_parameter', `invalid header "${name}": sent more than once`),
   invalidBody: (detail: string) => new ApiError('invalid_body', `invalid request body: ${detail}`),
+  bodyNotTaken: () =>
+    new ApiError('invalid_body', 'invalid request body: this operation takes no request body'),
   unknownEngine: (name: string, known: string[]) =>
     new ApiError(
       'invalid_parameter',
@@ -92,6 +94,11 @@ export const errors = {
   headersTooLarge: () => new ApiError('headers_too_large', 'request headers too large'),
   unsupportedMediaType: (type: string) =>
     new ApiError('unsupported_media_type', `unsupported content type: ${type}`),
+  unsupportedEncoding: (coding: string) =>
+    new ApiError(
+      'unsupported_media_type',
+      `unsupported content encoding: ${coding}; send the body uncompressed (identity)`,
+    ),
   missingKey: () =>
     new ApiError(
       'unauthorized',

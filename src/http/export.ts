@@ -158,7 +158,6 @@ export async function sendExport(
   reply
     .type(`${MEDIA[what.format]}; charset=utf-8`)
     .header('content-disposition', `attachment; filename="${what.name}-${day}.${what.format}"`)
-    .header('cache-control', 'no-store')
     .header('vary', 'Accept');
   if (request.method === 'HEAD') return reply.send();
   const release = slots.take();

@@ -34,10 +34,14 @@ export const HEADERS = {
     required: true,
     schema: { type: 'string' },
   },
+  /** Decided by route config (http/access.ts `storePolicy`, http/caching.ts), never by a handler. */
   'Cache-Control': {
-    description: '`private, no-cache`: per-key data, revalidate each time.',
+    description:
+      '`private, no-cache` on the cacheable reads: data shared by a plan tier, revalidate each time with the ETag. ' +
+      '`private, no-store` on every other keyed answer (usage, webhooks, deliveries, admin lists, metrics, exports, writes): ' +
+      'it is for the calling key alone and no cache may keep it. `no-store` on an answer that carries a secret.',
     required: true,
-    schema: { type: 'string', enum: ['private, no-cache'] },
+    schema: { type: 'string', enum: ['private, no-cache', 'private, no-store', 'no-store'] },
   },
 } as const;
 

@@ -23,6 +23,7 @@ const TAGS: Record<string, string> = {
 
 const RATE_LIMIT_HEADERS = named('X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset');
 const VALIDATOR_HEADERS = named('ETag', 'Cache-Control');
+const CACHE_CONTROL = named('Cache-Control');
 const WWW_AUTHENTICATE = named('WWW-Authenticate');
 const RETRY_AFTER = named('Retry-After');
 
@@ -33,7 +34,7 @@ const ERROR_DESCRIPTIONS: Record<string, string> = {
   404: 'No such resource',
   409: "Conflicts with the resource's current state",
   413: 'Request body too large',
-  415: 'Content-Type is not application/json',
+  415: 'Content-Type is not application/json, or Content-Encoding is not identity',
 };
 
 function describe(status: string, body: unknown): string | undefined {
@@ -69,6 +70,15 @@ function idempotencyResponses(responses: Record<string, unknown>): void {
   responses[422] = withHeaders(ErrorEnvelope, {
     description: '`idempotency_key_reused`: this Idempotency-Key was sent with a different request',
   });
+}
+
+/** A keyed answer that is not a tier-shared cached read is for its caller alone (http/access.ts). */
+function privateSuccesses(responses: Record<string, unknown>): void {
+  for (const [status, response] of Object.entries(responses)) {
+    if (!/^2\d\d$/.test(status)) continue;
+    const headers = (response as Schema).headers as Schema;
+    responses[status] = { ...(response as Schema), headers: { ...headers, ...CACHE_CONTROL } };
+  }
 }
 
 const KEYED = [{ ApiKeyHeader: [] }, { BearerAuth: [] }];
@@ -134,11 +144,12 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
       VALIDATOR_HEADERS,
     );
   }
+  if (rule.kind === 'key' && !config?.cache) privateSuccesses(responses);
   // Every operation validates its query (unknown parameters included): 400 is always possible.
   responses[400] ??= withHeaders(ErrorEnvelope, { description: 'Invalid parameter or body' });
   if (schema.body) {
     responses[413] = withHeaders(ErrorEnvelope, { description: 'Request body too large' });
-    responses[415] = withHeaders(ErrorEnvelope, { description: 'Content-Type is not application/json' });
+    responses[415] = withHeaders(ErrorEnvelope, { description: ERROR_DESCRIPTIONS[415] });
   }
   if (config?.idempotent) idempotencyResponses(responses);
   responses[401] = withHeaders(
@@ -178,6 +189,7 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
         'Every request needs an API key (x-api-key header or Authorization: Bearer) except /health, /health/live and /openapi.json. ' +
         '`x-tier` is the lowest plan tier an operation needs (free < developer < intelligence); `x-scope` the key scope (read ⊂ write ⊂ admin). ' +
         'Before any operation is chosen the server itself may answer, in the same error envelope: 400 for a request it cannot parse, ' +
+        'for a request target that is not a path (absolute form such as `http://host/…`, or `//…`) or contains `#`, and for a second `Host` header; ' +
         '408 when headers or body do not arrive in time, 414 for a request target over 8 KiB, 431 for oversized headers.',
       license: { name: 'MIT', identifier: 'MIT' },
     },

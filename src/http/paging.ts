@@ -1,5 +1,6 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Keyset, Position, RowPage } from '../store/keyset.ts';
+import { canonicalUrl, validatedQuery } from './canonical.ts';
 import { decodeCursor, encodeCursor, filterDigest } from './cursor.ts';
 import { errors } from './errors.ts';
 
@@ -30,7 +31,7 @@ export function pageStart(request: FastifyRequest, keyset: Keyset): Position | u
 
 /**
  * The page's `pagination`; when another page follows, its cursor, also sent as
- * `Link: <…?…&cursor=…>; rel="next"` (the request's URL with its validated query, continued).
+ * `Link: <…?…&cursor=…>; rel="next"` (the route's canonical URL with its validated query, continued).
  */
 export function pagination(
   request: FastifyRequest,
@@ -55,11 +56,10 @@ export function rowsBody<T>(
   return { data: page.rows, pagination: pagination(request, reply, keyset, body) };
 }
 
+/** The next page's URL: the route's canonical path and validated query, `offset` dropped, `cursor` set. */
 function nextUrl(request: FastifyRequest, cursor: string): string {
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
-    if (value !== undefined && name !== 'offset' && name !== 'cursor') query.set(name, String(value));
-  }
-  query.set('cursor', cursor);
-  return `${request.url.split('?')[0] ?? ''}?${query.toString()}`;
+  const query = validatedQuery(request);
+  delete query.offset;
+  delete query.cursor;
+  return canonicalUrl(request, { ...query, cursor });
 }

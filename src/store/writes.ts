@@ -393,7 +393,9 @@ const SIGNAL_STAGE = [
 ] as const;
 
 /**
- * Idempotent per (contract, engine, version): a recompute updates the row and keeps its id. Rows of
+ * Idempotent per (contract, engine, version): a recompute updates the row and keeps its id; one that
+ * gives the same values leaves the row alone (its `computed_at` is when those values were computed),
+ * so it notifies no cache (migration 024) and is not among the rows returned. Rows of
  * contracts without any signal yet (`unscored`) are copied straight in; the others go through the
  * staged upsert.
  */
@@ -434,6 +436,10 @@ function upsertSignalRows(tx: Loader, rows: readonly SignalWrite[], stamp: strin
        engine_tier = EXCLUDED.engine_tier, signal_score = EXCLUDED.signal_score,
        importance_score = EXCLUDED.importance_score, confidence_score = EXCLUDED.confidence_score,
        risk_score = EXCLUDED.risk_score, rationale = EXCLUDED.rationale, computed_at = EXCLUDED.computed_at
+     WHERE (signals.ticker, signals.engine_tier, signals.signal_score, signals.importance_score,
+            signals.confidence_score, signals.risk_score, signals.rationale)
+       IS DISTINCT FROM (EXCLUDED.ticker, EXCLUDED.engine_tier, EXCLUDED.signal_score, EXCLUDED.importance_score,
+            EXCLUDED.confidence_score, EXCLUDED.risk_score, EXCLUDED.rationale)
      RETURNING id, contract_id, engine_name, signal_score, (xmax = 0) AS inserted`,
     [stamp],
   );

@@ -199,6 +199,72 @@ describe('caches across instances', () => {
     }
   });
 
+  test('a rescore that changes nothing empties no cache; one that changes the signal empties both', async () => {
+    const writer = await makeKey(db, { plan: 'developer' });
+    const reader = await makeKey(db, { plan: 'developer' });
+    const [row] = await db.query<{ id: string }>(
+      "SELECT contract_id AS id FROM signals WHERE engine_name = 'materiality' ORDER BY contract_id LIMIT 1",
+    );
+    const id = row?.id ?? assert.fail('the seeded database has signals');
+    const rescore = () =>
+      a.inject({
+        method: 'POST',
+        url: `/api/v1/contracts/${id}/score`,
+        headers: { 'x-api-key': writer.raw },
+      });
+    const notified: string[] = [];
+    const off = bus.subscribe('mi_data', (table) => notified.push(table));
+    try {
+      const first = await rescore();
+      assert.equal(first.statusCode, 200, first.body);
+      assert.ok(await bus.sync());
+      const url = '/api/v1/benchmarks?ticker=SPY&limit=3';
+      const signals = '/api/v1/signals?limit=3';
+      for (const app of [a, b]) {
+        for (const read of [url, signals]) assert.equal((await get(app, reader.raw, read)).statusCode, 200);
+      }
+      notified.length = 0;
+      const hits = [a, b].map((app) => app.caches.responses?.hits ?? 0);
+      for (let i = 0; i < 3; i++) {
+        const again = await rescore();
+        assert.equal(again.statusCode, 200);
+        assert.deepEqual(again.json(), first.json(), 'the same signal, computed_at included');
+      }
+      assert.ok(await bus.sync());
+      assert.deepEqual(notified, [], 'nothing changed, nothing was notified');
+      for (const [i, app] of [a, b].entries()) {
+        for (const read of [url, signals]) assert.equal((await get(app, reader.raw, read)).statusCode, 200);
+        assert.equal(
+          app.caches.responses?.hits,
+          (hits[i] ?? 0) + 2,
+          'both reads still served from the cache',
+        );
+      }
+
+      // A signal that differs from what scoring gives (as after new awards) is rewritten: caches empty.
+      await db.query(
+        "UPDATE signals SET signal_score = (signal_score + 1) % 100 WHERE contract_id = $1 AND engine_name = 'materiality'",
+        [id],
+      );
+      assert.ok(await bus.sync());
+      for (const app of [a, b]) await get(app, reader.raw, signals);
+      notified.length = 0;
+      const fixed = await rescore();
+      const values = (res: { json<T>(): T }) => {
+        const { computed_at: _at, ...rest } = res.json<{ signal: Record<string, unknown> }>().signal;
+        return rest;
+      };
+      assert.deepEqual(values(fixed), values(first), 'scoring restored the computed values');
+      assert.ok(await bus.sync());
+      assert.deepEqual(notified, ['signals'], 'the rewrite notified its table once');
+      const missesB = b.caches.responses?.misses ?? 0;
+      await get(b, reader.raw, signals);
+      assert.equal(b.caches.responses?.misses, missesB + 1, 'the other process recomputed the list');
+    } finally {
+      off();
+    }
+  });
+
   test('a tier never sees another tier’s body, and a tier error is never served from the cache', async () => {
     const developer = await makeKey(db, { plan: 'developer' });
     const intelligence = await makeKey(db, { plan: 'institutional' });

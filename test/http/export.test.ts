@@ -128,11 +128,11 @@ describe('exports against the lists (seeded data)', () => {
     });
   }
 
-  test('the headers: attachment named by resource and UTC day, no-store, no ETag', async () => {
+  test('the headers: attachment named by resource and UTC day, private, no-store, no ETag', async () => {
     const res = await get('/api/v1/signals/export?limit=3&format=ndjson');
     const day = new Date().toISOString().slice(0, 10);
     assert.equal(res.headers['content-disposition'], `attachment; filename="signals-${day}.ndjson"`);
-    assert.equal(res.headers['cache-control'], 'no-store');
+    assert.equal(res.headers['cache-control'], 'private, no-store');
     assert.equal(res.headers.etag, undefined);
     assert.equal(ndjson(res.body).length, 3, 'limit caps the rows');
     const csv = await get('/api/v1/events/export?limit=1');

@@ -120,18 +120,23 @@ describe('Idempotency-Key', () => {
     const url = `/api/v1/contracts/${contract.id}/score`;
     const first = await post(caller, url, undefined, 'score-1');
     assert.equal(first.statusCode, 200, first.body);
+    type Scored = { signal: { id: string; signal_score: number; computed_at: string } };
+    const signal = first.json<Scored>().signal;
+    // A stored value scoring would change: a recompute shows as the score restored, a replay leaves it.
+    // (A recompute that gives the stored values writes nothing, computed_at included.)
+    const altered = (signal.signal_score + 1) % 100;
+    await db.query('UPDATE signals SET signal_score = $2 WHERE id = $1', [signal.id, altered]);
     clock += 60_000;
     const again = await post(caller, url, undefined, 'score-1');
     assert.equal(again.headers['idempotent-replayed'], 'true');
     assert.equal(again.body, first.body);
-    const signal = first.json<{ signal: { id: string; computed_at: string } }>().signal;
-    const [row] = await db.query<{ computed_at: string }>('SELECT computed_at FROM signals WHERE id = $1', [
-      signal.id,
-    ]);
-    assert.equal(row?.computed_at, signal.computed_at, 'not recomputed');
+    const stored = () =>
+      db.query<{ signal_score: number }>('SELECT signal_score FROM signals WHERE id = $1', [signal.id]);
+    assert.equal((await stored())[0]?.signal_score, altered, 'not recomputed');
     const fresh = await post(caller, url, undefined, 'score-2');
     assert.equal(fresh.headers['idempotent-replayed'], undefined);
-    assert.notEqual(fresh.json<{ signal: { computed_at: string } }>().signal.computed_at, signal.computed_at);
+    assert.equal(fresh.json<Scored>().signal.signal_score, signal.signal_score, 'recomputed');
+    assert.notEqual(fresh.json<Scored>().signal.computed_at, signal.computed_at);
   });
 
   test('the same key with another body, query or route is 422 idempotency_key_reused', async () => {

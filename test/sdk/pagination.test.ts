@@ -1,11 +1,11 @@
 /**
  * Page iteration rules on scripted answers: `pagination.next_cursor` wins over offsets when present
  * (sent back as `cursor`, offset dropped), a null cursor ends the walk, a list without offsets has one
- * page, and `Link` targets are followed as given.
+ * page, and `Link` targets are followed as given on the base URL's origin, refused on any other.
  */
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { MarketIntel } from '../../sdk/src/index.ts';
+import { CrossOriginLinkError, MarketIntel, MarketIntelError } from '../../sdk/src/index.ts';
 import { nextLink } from '../../sdk/src/pagination.ts';
 
 function scripted(pages: { body: unknown; link?: string }[]) {
@@ -92,5 +92,56 @@ describe('iterating pages', () => {
     assert.equal(nextLink('</b>; rel="last next"'), '/b');
     assert.equal(nextLink('</a>; rel="prev"'), null);
     assert.equal(nextLink(null), null);
+  });
+});
+
+describe('a next-page Link to another origin', () => {
+  const hostile = [
+    'http://attacker.example/api/v1/benchmarks?ticker=SPY&to=2024-01-01&limit=1',
+    '//attacker.example/api/v1/benchmarks?limit=1',
+    'https://sdk.test/api/v1/benchmarks?limit=1',
+    'http://sdk.test:8443/api/v1/benchmarks?limit=1',
+    'javascript:alert(1)',
+  ];
+  for (const target of hostile) {
+    test(`is refused with CrossOriginLinkError, never fetched: ${target}`, async () => {
+      const { urls, client } = scripted([
+        { body: [{ date: '2024-01-02' }], link: `<${target}>; rel="next"` },
+        { body: [{ date: '2024-01-01' }] },
+      ]);
+      const dates: string[] = [];
+      const iterating = (async () => {
+        for await (const bar of client.benchmarks.iterate({ ticker: 'SPY', limit: 1 })) dates.push(bar.date);
+      })();
+      const error = await iterating.then(
+        () => assert.fail('iteration should have stopped'),
+        (e: unknown) => e,
+      );
+      assert.ok(error instanceof CrossOriginLinkError, String(error));
+      assert.ok(error instanceof MarketIntelError);
+      assert.equal(error.code, 'cross_origin_link');
+      assert.equal(error.status, 0);
+      assert.equal(error.link, target);
+      assert.deepEqual(dates, ['2024-01-02'], 'the first page was yielded before the refusal');
+      assert.deepEqual(
+        urls.map((u) => u.origin),
+        ['http://sdk.test'],
+        'no request left for the other origin',
+      );
+    });
+  }
+
+  test('a same-origin absolute Link is followed', async () => {
+    const { urls, client } = scripted([
+      {
+        body: [{ date: '2024-01-02' }],
+        link: '<http://sdk.test/api/v1/benchmarks?limit=1&to=2024-01-01>; rel="next"',
+      },
+      { body: [{ date: '2024-01-01' }] },
+    ]);
+    const dates: string[] = [];
+    for await (const bar of client.benchmarks.iterate({ ticker: 'SPY', limit: 1 })) dates.push(bar.date);
+    assert.deepEqual(dates, ['2024-01-02', '2024-01-01']);
+    assert.equal(urls.length, 2);
   });
 });

@@ -9,6 +9,7 @@ import {
   moreCandles,
 } from '../../store/market.ts';
 import { access, cached } from '../access.ts';
+import { canonicalUrl, validatedQuery } from '../canonical.ts';
 import { errors } from '../errors.ts';
 import { sendJson } from '../json-body.ts';
 import { checkDateRange } from '../params.ts';
@@ -71,7 +72,7 @@ const shiftDay = (date: string, days: number): string =>
 
 /**
  * A page of `range`'s candles. A full page with more bars in the range gets a `Link: <…>; rel="next"`
- * header, the request's URL with its validated query continued: never a silent truncation.
+ * header, the route's canonical URL with its validated query continued: never a silent truncation.
  */
 export async function candlePage(
   request: FastifyRequest,
@@ -84,14 +85,10 @@ export async function candlePage(
   const { first, last } = page;
   if (page.count < range.limit || first === null || last === null) return page;
   if (!(await moreCandles(db, ticker, range, { first, last }))) return page;
-  const query = new URLSearchParams();
-  for (const [name, value] of Object.entries(request.query as Record<string, unknown>)) {
-    if (value !== undefined) query.set(name, String(value));
-  }
-  if (range.from === undefined) query.set('to', shiftDay(first, -1));
-  else query.set('from', shiftDay(last, 1));
-  query.set('limit', String(range.limit));
-  const path = request.url.split('?')[0] ?? '';
-  reply.header('link', `<${path}?${query.toString()}>; rel="next"`);
+  const query = validatedQuery(request);
+  if (range.from === undefined) query.to = shiftDay(first, -1);
+  else query.from = shiftDay(last, 1);
+  query.limit = range.limit;
+  reply.header('link', `<${canonicalUrl(request, query)}>; rel="next"`);
   return page;
 }
