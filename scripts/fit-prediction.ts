@@ -61,7 +61,7 @@ async function main(): Promise<void> {
   if (mode === 'fit') {
     const uncond = sorted(units(series, calendar, M.fit, M).map((u) => u.realized));
     const [u0, u1] = tails.map((q) => quantile(uncond, q));
-    console.log(`unconditional ${pct(u0 ?? 0)} … ${pct(u1 ?? 0)}, width ${pct((u1 ?? 0) - (u0 ?? 0))}`);
+    console.log(`unconditional ${(u0 ?? 0).toFixed(4)} … ${(u1 ?? 0).toFixed(4)}, width ${pct((u1 ?? 0) - (u0 ?? 0))}`);
     for (const [short, power] of [10, 20, 60].flatMap((s) => [0.25, 0.5, 0.75, 1].map((p) => [s, p]))) {
       for (const weight of [0, 0.25, 0.5, 0.75, 1]) {
         const params = { ...M, short: short ?? 20, power: power ?? 1, weight };

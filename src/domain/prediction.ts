@@ -39,6 +39,8 @@ export const PREDICTION_MODEL = {
   /** Quantiles of realized / scale in the fit period at (1 − level)/2 and (1 + level)/2. */
   qLow: -0.9087,
   qHigh: 1.1653,
+  /** The fit period's realized quantiles themselves: the interval every event would get unconditionally. */
+  unconditional: { low: -0.0243, high: 0.0325 },
   fit: { from: '2014-08-01', to: '2016-12-31' },
   test: { from: '2017-01-01', to: '2019-03-08' },
 } as const;
@@ -46,10 +48,10 @@ export const PREDICTION_MODEL = {
 export type PredictionModel = typeof PREDICTION_MODEL;
 
 /** What the model reads: the tuning constants (a fit explores others). */
-export type ModelParams = Pick<PredictionModel, 'horizonDays' | 'short' | 'long' | 'weight' | 'power' | 'minLong'> & {
-  qLow: number;
-  qHigh: number;
-};
+export type ModelParams = Record<
+  'horizonDays' | 'short' | 'long' | 'weight' | 'power' | 'minLong' | 'qLow' | 'qHigh',
+  number
+>;
 
 export interface Prediction {
   day0: string;
@@ -58,11 +60,6 @@ export interface Prediction {
   high: number;
   /** √h · σ, the forecast standard deviation. */
   scale: number;
-  /**
-   * Weight of the seasonal term: the daily abnormal returns of the same window 1–4 quarters earlier
-   * (63 trading days each, widened by 3 days each side), where the firm's last earnings releases fell.
-   */
-  seasonal: 0.5,
   /** The interval's unit: REF · (scale / REF)^power. */
   unit: number;
 }

@@ -6,6 +6,7 @@ import {
   Contract,
   Decay,
   EngineName,
+  Prediction,
   Regime,
   Signal,
   Tier,
@@ -64,6 +65,45 @@ export const Health = Type.Object({
   now: Type.String({ format: 'date-time' }),
 });
 
-export const Predictions = Type.Object({ data: Type.Array(Type.Unknown()), note: Type.String() });
+const Share = Nullable(Type.Number({ minimum: 0, maximum: 1 }));
+const Period = Type.Object({ from: Type.String({ format: 'date' }), to: Type.String({ format: 'date' }) });
+
+/** The prediction model served, how it was fixed and how its stored predictions have done since. */
+export const PredictionModelBlock = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  benchmark: Type.String(),
+  horizon_days: Type.Integer(),
+  level: Type.Number(),
+  fit_period: Period,
+  out_of_sample: Type.Object(
+    {
+      from: Type.String({ format: 'date', description: 'Predictions made on or after this date count.' }),
+      n: Type.Integer({ description: 'Stored predictions made since `from` whose horizon has passed.' }),
+      coverage: Share,
+      mean_width: Nullable(Type.Number({ description: 'Mean high − low.' })),
+      unconditional: Type.Object({
+        low: Type.Number(),
+        high: Type.Number(),
+        width: Type.Number(),
+        coverage: Share,
+      }),
+      realized_spread: Nullable(
+        Type.Number({ description: "Spread of the realized values between the level's quantiles." }),
+      ),
+      skill_vs_zero: Nullable(
+        Type.Number({ description: '1 − squared error of the centre / that of a zero forecast.' }),
+      ),
+    },
+    { description: 'Recomputed from the stored predictions and the served closes at each request.' },
+  ),
+});
+
+export const Predictions = Type.Object({
+  data: Type.Array(Prediction),
+  pagination: Pagination,
+  model: PredictionModelBlock,
+  note: Type.String(),
+});
 
 export const Liveness = Type.Object({ ok: Type.Literal(true) });
