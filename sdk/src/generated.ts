@@ -274,8 +274,79 @@ export interface Pagination {
 
 export type Plan = "free" | "pulse" | "intelligence" | "developer" | "institutional";
 
+export interface Prediction {
+  /** The announcement event predicted. */
+  contract_id: string;
+  ticker: string;
+  /**
+   * When it was made: the event's available_at. Only closes at or before it were read.
+   * @format date-time
+   */
+  made_at: string;
+  /**
+   * The last trading day whose 16:00 New York close is at or before made_at.
+   * @format date
+   */
+  day0: string;
+  /** Trading days after day0 (the benchmark calendar). */
+  horizon_days: number;
+  /** A ticker served by /api/v1/market/candles. */
+  benchmark: string;
+  /** The centre: adjusted-close return of the ticker from day0 to day0 + horizon minus the benchmark's, as a fraction. */
+  expected_abnormal_return: number;
+  interval: {
+    /** Stated coverage. */
+    level: number;
+    /** Lower bound of the abnormal return. */
+    low: number;
+    /** Upper bound of the abnormal return. */
+    high: number;
+  };
+  model: {
+    name: string;
+    version: string;
+  };
+  realized_abnormal_return: number | null;
+}
+
+export interface PredictionModelBlock {
+  name: string;
+  version: string;
+  benchmark: string;
+  horizon_days: number;
+  level: number;
+  fit_period: {
+    /** @format date */
+    from: string;
+    /** @format date */
+    to: string;
+  };
+  /** Recomputed from the stored predictions and the served closes at each request. */
+  out_of_sample: {
+    /**
+     * Predictions made on or after this date count.
+     * @format date
+     */
+    from: string;
+    /** Stored predictions made since `from` whose horizon has passed. */
+    n: number;
+    coverage: number | null;
+    mean_width: number | null;
+    unconditional: {
+      low: number;
+      high: number;
+      width: number;
+      coverage: number | null;
+    };
+    realized_spread: number | null;
+    skill_vs_zero: number | null;
+  };
+}
+
 export interface Predictions {
-  data: unknown[];
+  data: Prediction[];
+  pagination: Pagination;
+  model: PredictionModelBlock;
   note: string;
 }
 
@@ -737,7 +808,29 @@ export interface GetRegimesQuery {
 /** GET /api/v1/regimes: Market regime at each contract award date (no look-ahead), newest first */
 export type GetRegimesResponse = RegimeList;
 
-/** GET /api/v1/predictions: Forward predictions (empty until the prediction engine ships) */
+/** Query of GET /api/v1/predictions: Stored point-in-time predictions of announcement events, newest first, with their outcomes */
+export interface GetPredictionsQuery {
+  /** Stock ticker (case-insensitive). */
+  ticker?: string;
+  /** One event. */
+  contract_id?: string;
+  /**
+   * made_at on or after this date (UTC).
+   * @format date
+   */
+  from?: string;
+  /**
+   * made_at on or before this date (UTC).
+   * @format date
+   */
+  to?: string;
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
+}
+
+/** GET /api/v1/predictions: Stored point-in-time predictions of announcement events, newest first, with their outcomes */
 export type GetPredictionsResponse = Predictions;
 
 /** Query of GET /api/v1/usage: Requests and errors (status >= 400) of the calling key over a window */
@@ -1072,8 +1165,8 @@ export interface Operations {
   getPredictions: {
     method: 'GET';
     path: "/api/v1/predictions";
-    args: [];
-    query: never;
+    args: [query?: GetPredictionsQuery];
+    query: GetPredictionsQuery;
     body: never;
     response: GetPredictionsResponse;
   };
@@ -1416,10 +1509,10 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/predictions",
     pathParams: [],
-    query: [],
+    query: ["ticker","contract_id","from","to","limit","cursor"],
     body: 'none',
     response: 'json',
-    paging: null,
+    paging: 'pagination',
   },
   getUsage: {
     method: 'GET',

@@ -24,7 +24,7 @@ async function closes(db: Queryable, ticker: string, from: string, to: string): 
 export async function predictEvents(db: Queryable, ids: readonly string[]): Promise<number> {
   const events = await unpredictedEvents(db, ids, M);
   if (events.length === 0) return 0;
-  const dates = events.map((e) => e.availableAt.toISOString().slice(0, 10)).sort();
+  const dates = events.map((e) => e.availableAt.slice(0, 10)).sort();
   const from = addDays(dates[0] ?? '', -LOOKBACK_DAYS);
   const to = addDays(dates[dates.length - 1] ?? '', 1);
   // Closes up to the day after the last event: day 0 is chosen by the moment, never a later close.
@@ -37,12 +37,12 @@ export async function predictEvents(db: Queryable, ids: readonly string[]): Prom
       points = await closes(db, event.ticker, from, to);
       series.set(event.ticker, points);
     }
-    const p = predict(points, calendar, event.availableAt);
+    const p = predict(points, calendar, new Date(event.availableAt));
     if (!p.ok) continue;
     rows.push({
       contractId: event.id,
       ticker: event.ticker,
-      madeAt: event.availableAt.toISOString(),
+      madeAt: event.availableAt,
       day0: p.day0,
       horizonDays: M.horizonDays,
       benchmark: M.benchmark,

@@ -30,7 +30,7 @@ export async function unpredictedEvents(
   db: Queryable,
   ids: readonly string[],
   model: ModelKey,
-): Promise<{ id: string; ticker: string; availableAt: Date }[]> {
+): Promise<{ id: string; ticker: string; availableAt: string }[]> {
   if (ids.length === 0) return [];
   return db.query(
     `SELECT c.id, c.ticker, c.available_at AS "availableAt" FROM contracts c
@@ -88,7 +88,7 @@ export interface PredictionFilter {
 interface PredictionRow {
   contract_id: string;
   ticker: string;
-  made_at: Date;
+  made_at: string;
   day0: string;
   horizon_days: number;
   benchmark: string;
@@ -131,7 +131,7 @@ export function toPrediction(r: PredictionRow): PredictionDto {
   return {
     contract_id: r.contract_id,
     ticker: r.ticker,
-    made_at: r.made_at.toISOString(),
+    made_at: r.made_at,
     day0: r.day0,
     horizon_days: r.horizon_days,
     benchmark: r.benchmark,

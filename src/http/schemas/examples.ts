@@ -489,8 +489,38 @@ const EXAMPLES: Record<string, OperationExamples> = {
   getPredictions: {
     responses: {
       200: {
-        data: [],
-        note: 'The prediction engine is announced for a later phase; this endpoint returns an empty set until then.',
+        ...page([
+          {
+            contract_id: 'DOD_ANN_2019-03-01_0007_1',
+            ticker: 'GD',
+            made_at: '2019-03-01T22:00:00.000Z',
+            day0: '2019-03-01',
+            horizon_days: 5,
+            benchmark: 'SPY',
+            expected_abnormal_return: 0,
+            interval: { level: 0.8, low: -0.02734, high: 0.035061 },
+            model: { name: 'abnormal-return-5d', version: '1.0.0' },
+            realized_abnormal_return: -0.011529,
+          },
+        ]),
+        model: {
+          name: 'abnormal-return-5d',
+          version: '1.0.0',
+          benchmark: 'SPY',
+          horizon_days: 5,
+          level: 0.8,
+          fit_period: { from: '2014-08-01', to: '2016-12-31' },
+          out_of_sample: {
+            from: '2017-01-01',
+            n: 175,
+            coverage: 0.811429,
+            mean_width: 0.061956,
+            unconditional: { low: -0.0243, high: 0.0325, width: 0.0568, coverage: 0.788571 },
+            realized_spread: 0.065233,
+            skill_vs_zero: 0,
+          },
+        },
+        note: 'The centre is 0: no rule here predicts the direction of the move (docs/EVALUATION.md). The interval is the forecast: scaled by the ticker\'s recent volatility against the benchmark, its quantiles fixed on the fit period. Realized values are null until the horizon has passed.',
       },
     },
   },
