@@ -82,10 +82,12 @@ async function main(): Promise<void> {
   const inside = list.filter((u) => u.realized >= M.qLow * u.unit && u.realized <= M.qHigh * u.unit);
   const width = list.reduce((s, u) => s + (M.qHigh - M.qLow) * u.unit, 0) / list.length;
   const own = sorted(list.map((u) => u.realized));
+  const [u0, u1] = tails.map((q) => quantile(fitUncond, q)) as [number, number];
+  const uncondInside = list.filter((u) => u.realized >= u0 && u.realized <= u1).length;
   const spread = (xs: number[]) => quantile(xs, tails[1]) - quantile(xs, tails[0]);
   console.log(
     `test ${M.test.from} → ${M.test.to}: n ${list.length}, coverage ${pct(inside.length / list.length)} (level ${pct(M.level)}), ` +
-      `mean width ${pct(width)}, unconditional width (fit period) ${pct(spread(fitUncond))}, test period's own spread ${pct(spread(own))}`,
+      `mean width ${pct(width)}, unconditional interval (fit period) width ${pct(spread(fitUncond))} coverage ${pct(uncondInside / list.length)}, test period's own spread ${pct(spread(own))}`,
   );
 }
 

@@ -166,6 +166,7 @@ async function evaluateAnnouncementsCommand(values: Values, config: Config): Pro
     say(
       `evaluate: ${evaluation.result.events} of ${evaluation.inPeriod} events from ${period.from} to ${period.to} studied`,
     );
+    if (evaluation.placebo) say(`evaluate: ${evaluation.placebo.verdict}`);
     const meta = {
       source: config.databaseUrl
         ? 'PostgreSQL (DATABASE_URL)'

@@ -9,6 +9,7 @@ import {
   scoreContrast,
 } from './announcement-evaluation.ts';
 import { renderAnnouncementMarkdown } from './announcement-report.ts';
+import { renderPlaceboMarkdown } from './placebo-report.ts';
 import {
   OWNERSHIP_EXCLUSIONS,
   PRICE_SERIES_EXCLUSIONS,
@@ -94,6 +95,9 @@ export function renderEvaluationMarkdown(evaluation: AnnouncementEvaluation, met
     );
   }
   push();
+  if (evaluation.placebo) {
+    for (const line of renderPlaceboMarkdown(evaluation.placebo, 'Q4 − Q1 over 0→+5 against XAR')) push(line);
+  }
   push('## Study universe');
   push();
   push('| | events |');
