@@ -8,7 +8,7 @@
  * (contractors announce on most days, so a day is an event day as often as not). `fit` calibrates each
  * candidate's quantiles on the fit period and prints its mean width; the narrowest is committed.
  */
-import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
+
 import {
   type ModelParams,
   PREDICTION_MODEL,
@@ -17,6 +17,7 @@ import {
   realizedAt,
 } from '../src/domain/prediction.ts';
 import { quantile } from '../src/evaluation/stats.ts';
+import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
 import { loadDemoCandles } from '../src/sources/candles.ts';
 
 const BENCHMARKS = new Set(['SPY', 'XLI', 'ITA']);
@@ -61,7 +62,9 @@ async function main(): Promise<void> {
   if (mode === 'fit') {
     const uncond = sorted(units(series, calendar, M.fit, M).map((u) => u.realized));
     const [u0, u1] = tails.map((q) => quantile(uncond, q));
-    console.log(`unconditional ${(u0 ?? 0).toFixed(4)} … ${(u1 ?? 0).toFixed(4)}, width ${pct((u1 ?? 0) - (u0 ?? 0))}`);
+    console.log(
+      `unconditional ${(u0 ?? 0).toFixed(4)} … ${(u1 ?? 0).toFixed(4)}, width ${pct((u1 ?? 0) - (u0 ?? 0))}`,
+    );
     for (const [short, power] of [10, 20, 60].flatMap((s) => [0.25, 0.5, 0.75, 1].map((p) => [s, p]))) {
       for (const weight of [0, 0.25, 0.5, 0.75, 1]) {
         const params = { ...M, short: short ?? 20, power: power ?? 1, weight };

@@ -9,7 +9,6 @@ import {
   scoreContrast,
 } from './announcement-evaluation.ts';
 import { renderAnnouncementMarkdown } from './announcement-report.ts';
-import { renderPlaceboMarkdown } from './placebo-report.ts';
 import {
   OWNERSHIP_EXCLUSIONS,
   PRICE_SERIES_EXCLUSIONS,
@@ -29,6 +28,7 @@ import {
   pct,
   WIDTH,
 } from './event-report.ts';
+import { renderPlaceboMarkdown } from './placebo-report.ts';
 
 export interface EvaluationMeta {
   /** Where the events came from, e.g. "PostgreSQL (DATABASE_URL)". */

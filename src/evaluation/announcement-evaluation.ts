@@ -3,6 +3,8 @@
  * stored events it prices and why the others are left out, their scores, and the study grouped by
  * score quartile (in-sample cut points), by kind, and by score quartile within each kind.
  */
+
+import { announcementPlacebo } from './announcement-placebo.ts';
 import {
   ANNOUNCEMENT_SCORE_VERSION,
   type AnnouncementScore,
@@ -24,7 +26,6 @@ import {
   runAnnouncementStudy,
   scoreQuartiles,
 } from './announcement-study.ts';
-import { announcementPlacebo } from './announcement-placebo.ts';
 import type { PricePoint } from './event-study.ts';
 import type { PlaceboSummary } from './placebo.ts';
 

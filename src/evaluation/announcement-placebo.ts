@@ -2,7 +2,12 @@
  * The announcement study's placebo test (placebo.ts): the top − bottom score quartile over 0→+5 against
  * XAR (market-adjusted), with every event's day 0 moved by ±6 … ±60 trading days of XAR's calendar.
  */
-import { type AnnouncementEvent, announcementDay0, type Grouping, windowReturn } from './announcement-study.ts';
+import {
+  type AnnouncementEvent,
+  announcementDay0,
+  type Grouping,
+  windowReturn,
+} from './announcement-study.ts';
 import type { PricePoint } from './event-study.ts';
 import { type PlaceboSummary, type PlaceboUnit, placeboTest } from './placebo.ts';
 

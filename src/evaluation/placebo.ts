@@ -151,7 +151,9 @@ const pct = (x: number | null, digits = 2): string =>
 
 function verdictText(real: Contrast, percentile: number | null, count: number, evidence: boolean): string {
   const where =
-    percentile === null ? 'not comparable to its placebos' : `above ${Math.round(100 * percentile)} % of ${count} placebos`;
+    percentile === null
+      ? 'not comparable to its placebos'
+      : `above ${Math.round(100 * percentile)} % of ${count} placebos`;
   const figures = `top − bottom ${pct(real.diff)} (t ${real.t === null ? 'n/a' : real.t.toFixed(2)}), ${where}`;
   return evidence
     ? `Evidence: ${figures}; it clears both bars (≥ 95 % of placebos, t ≥ 2.5).`

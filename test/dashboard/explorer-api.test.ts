@@ -263,11 +263,36 @@ describe('evidence', () => {
       assert.ok(Math.abs(bucket.mean - 1.96 * bucket.se - (bucket.ciLow ?? Number.NaN)) < 1e-12);
     }
     assert.equal(panel.topMinusBottom?.significant, Math.abs(panel.topMinusBottom?.t ?? 0) >= 1.96);
+    // The top − bottom contrast beside 38 shifted-date placebos, and the verdict in words.
+    const placebo = body.study.placebo;
+    assert.ok(placebo);
+    assert.deepEqual([placebo.benchmark, placebo.horizon], ['SPY', 5]);
+    assert.equal(placebo.placebos.length, 38);
+    assert.ok(placebo.real.n > 100 && placebo.placebos.every((p) => p.diff !== null));
+    const beaten = placebo.placebos.filter((p) => (p.diff ?? 0) < (placebo.real.diff ?? 0)).length;
+    assert.equal(placebo.percentile, beaten / 38);
+    assert.equal(placebo.evidence, (placebo.percentile ?? 0) >= 0.95 && (placebo.real.t ?? 0) >= 2.5);
+    assert.match(placebo.verdict, placebo.evidence ? /^Evidence:/ : /^No evidence:/);
     const stored = await db.query<{ computed_at: string }>('SELECT computed_at FROM event_studies');
     assert.equal(stored.length, 1);
     // Read back, not redone: the same moment.
     const again = (await dashboard('free', '/evidence')).json() as { computed_at: string };
     assert.equal(again.computed_at, stored[0]?.computed_at);
+  });
+
+  test('a study stored before placebos were part of it is redone on the next request', async () => {
+    const version = getEngine('materiality')?.version ?? '';
+    await db.query(
+      `UPDATE event_studies SET summary = (summary::jsonb - 'placebo')::text, computed_at = '2000-01-01T00:00:00Z'
+       WHERE engine_name = 'materiality' AND engine_version = $1`,
+      [version],
+    );
+    const body = (await dashboard('developer', '/evidence')).json() as {
+      computed_at: string;
+      study: { placebo: unknown };
+    };
+    assert.notEqual(body.computed_at, '2000-01-01T00:00:00.000Z');
+    assert.ok(body.study.placebo);
   });
 
   test('an engine above the plan’s tier: 403 tier_required; on the intelligence tier, its study', async () => {

@@ -196,6 +196,16 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
         (await page.locator('[data-verdict]').textContent()) ?? '',
         /not significant \(\|t\| < 1\.96\)/,
       );
+    const placebo = direct.summary.placebo;
+    assert.ok(placebo);
+    const said = page.locator('[data-evidence-verdict]');
+    assert.equal(
+      await said.getAttribute('data-evidence-verdict'),
+      placebo.evidence ? 'evidence' : 'no-evidence',
+    );
+    assert.equal((await said.textContent())?.trim(), placebo.verdict);
+    assert.equal(await page.locator('svg.placebo-chart [data-shift]').count(), 38);
+    assert.equal(await page.locator('svg.placebo-chart [data-real]').count(), 1);
     await shot('evidence');
 
     await page.getByRole('button', { name: 'SPY' }).click();

@@ -35,7 +35,7 @@ interface Body {
 let db: Db;
 let app: App;
 let client: Injector;
-let all: Item[] = [];
+const all: Item[] = [];
 before(async () => {
   ({ db, app, client } = await openSeededApp());
   for (let url = '/api/v1/predictions?limit=200'; ; ) {
@@ -107,18 +107,25 @@ describe('GET /api/v1/predictions', () => {
   test('stored once: a second run adds nothing and leaves every stored prediction as it was', async () => {
     const before = await db.query('SELECT * FROM predictions ORDER BY contract_id');
     const ids = before.map((r) => (r as { contract_id: string }).contract_id);
-    await db.query(`UPDATE candles SET adj_close = adj_close * 1.5 WHERE ticker = 'SPY' AND date > '2019-01-10'`);
+    await db.query(
+      `UPDATE candles SET adj_close = adj_close * 1.5 WHERE ticker = 'SPY' AND date > '2019-01-10'`,
+    );
     try {
       assert.equal(await predictEvents(db, ids), 0);
       assert.deepEqual(await db.query('SELECT * FROM predictions ORDER BY contract_id'), before);
     } finally {
-      await db.query(`UPDATE candles SET adj_close = adj_close / 1.5 WHERE ticker = 'SPY' AND date > '2019-01-10'`);
+      await db.query(
+        `UPDATE candles SET adj_close = adj_close / 1.5 WHERE ticker = 'SPY' AND date > '2019-01-10'`,
+      );
     }
   });
 
   test('filters: ticker (any case), contract_id, from/to on made_at; paging never repeats', async () => {
     const ticker = all[0]?.ticker ?? 'LMT';
-    const byTicker = await getJson<Body>(client, `/api/v1/predictions?ticker=${ticker.toLowerCase()}&limit=200`);
+    const byTicker = await getJson<Body>(
+      client,
+      `/api/v1/predictions?ticker=${ticker.toLowerCase()}&limit=200`,
+    );
     assert.ok(byTicker.body.data.length > 0 && byTicker.body.data.every((p) => p.ticker === ticker));
     const one = all[5] as Item;
     const byId = await getJson<Body>(client, `/api/v1/predictions?contract_id=${one.contract_id}`);

@@ -15,7 +15,7 @@ const listSchema = {
   tags: ['predictions'],
   summary: 'Stored point-in-time predictions of announcement events, newest first, with their outcomes',
   description:
-    "Each announcement event with a priced ticker gets one prediction per model version, made at its `available_at` from closes at or before it and never recomputed: the abnormal return over the next `horizon_days` trading days against `benchmark`, a centre and an interval. `realized_abnormal_return` is filled in from the served adjusted closes once the horizon has passed. The `model` block states the fit period and how the stored predictions made out of sample have done.",
+    'Each announcement event with a priced ticker gets one prediction per model version, made at its `available_at` from closes at or before it and never recomputed: the abnormal return over the next `horizon_days` trading days against `benchmark`, a centre and an interval. `realized_abnormal_return` is filled in from the served adjusted closes once the horizon has passed. The `model` block states the fit period and how the stored predictions made out of sample have done.',
   querystring: Query({
     ticker: Type.Optional(TickerParam),
     contract_id: Type.Optional(Text({ maxLength: 200, description: 'One event.' })),
