@@ -213,6 +213,27 @@ export interface Health {
     name: EngineName;
     version: string;
     tier: Tier;
+    evidence: {
+      /** In words: "Evidence: …" or "No evidence: …". */
+      verdict: string;
+      /** The real dates beat ≥ 95 % of the placebos and the date-clustered t is ≥ 2.5. */
+      evidence: boolean;
+      benchmark: string;
+      horizon_days: number;
+      top_minus_bottom: number | null;
+      t: number | null;
+      contracts: number;
+      dates: number;
+      placebo_percentile: number | null;
+      within_company: {
+        top_minus_bottom: number | null;
+        t: number | null;
+      };
+      /** @format date-time */
+      computed_at: string;
+      /** The dashboard's Evidence page of the engine: the whole study. */
+      page: string;
+    } | null;
   }>;
   /** @format date-time */
   now: string;

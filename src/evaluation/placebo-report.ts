@@ -3,7 +3,8 @@ import { EVIDENCE_BAR, type PlaceboSummary } from './placebo.ts';
 
 const pct = (x: number | null): string =>
   x === null ? 'n/a' : `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(2)} %`;
-const t = (x: number | null): string => (x === null ? 'n/a' : x.toFixed(2));
+const t = (x: number | null): string => (x === null ? 'n/a' : x.toFixed(2).replace('-', '−'));
+const size = (x: number | null): string => (x === null ? 'n/a' : `${(100 * x).toFixed(2)} %`);
 const share = (x: number | null): string => (x === null ? 'n/a' : `${Math.round(100 * x)} %`);
 
 /** Markdown lines: the verdict in words, the real and within-company contrasts, every placebo. */
@@ -22,7 +23,7 @@ export function renderPlaceboMarkdown(summary: PlaceboSummary, what: string): st
     `| real dates | ${pct(real.diff)} | ${t(real.t)} | ${real.n} | ${real.dates} | ${share(summary.percentile)} |`,
     `| within companies (demeaned by ticker) | ${pct(demeaned.diff)} | ${t(demeaned.t)} | ${demeaned.n} | ${demeaned.dates} | ${share(summary.demeanedPercentile)} |`,
     '',
-    `Placebo contrasts: mean ${pct(summary.placeboMean)}, standard deviation ${pct(summary.placeboSd)}; ` +
+    `Placebo contrasts: mean ${pct(summary.placeboMean)}, standard deviation ${size(summary.placeboSd)}; ` +
       `${summary.placebosAbsTOver2} of ${summary.placebos.length} reach |t| ≥ 2.`,
     '',
     `| shift (trading days) | ${summary.placebos.map((p) => (p.shift > 0 ? `+${p.shift}` : String(p.shift))).join(' | ')} |`,

@@ -154,7 +154,8 @@ function verdictText(real: Contrast, percentile: number | null, count: number, e
     percentile === null
       ? 'not comparable to its placebos'
       : `above ${Math.round(100 * percentile)} % of ${count} placebos`;
-  const figures = `top − bottom ${pct(real.diff)} (t ${real.t === null ? 'n/a' : real.t.toFixed(2)}), ${where}`;
+  const t = real.t === null ? 'n/a' : real.t.toFixed(2).replace('-', '−');
+  const figures = `top − bottom ${pct(real.diff)} (t ${t}), ${where}`;
   return evidence
     ? `Evidence: ${figures}; it clears both bars (≥ 95 % of placebos, t ≥ 2.5).`
     : `No evidence: ${figures}; the bar is beating ≥ 95 % of shifted-date placebos and t ≥ 2.5.`;

@@ -165,7 +165,10 @@ export const Prediction = Type.Object({
     format: 'date',
     description: 'The last trading day whose 16:00 New York close is at or before made_at.',
   }),
-  horizon_days: Type.Integer({ minimum: 1, description: 'Trading days after day0 (the benchmark calendar).' }),
+  horizon_days: Type.Integer({
+    minimum: 1,
+    description: 'Trading days after day0 (the benchmark calendar).',
+  }),
   benchmark: Type.String({ description: 'A ticker served by /api/v1/market/candles.' }),
   expected_abnormal_return: Fraction(
     "The centre: adjusted-close return of the ticker from day0 to day0 + horizon minus the benchmark's, as a fraction.",
@@ -177,7 +180,9 @@ export const Prediction = Type.Object({
   }),
   model: Type.Object({ name: Type.String(), version: Type.String() }),
   realized_abnormal_return: Nullable(
-    Fraction('The abnormal return realized, from the served adjusted closes; null until the horizon has passed.'),
+    Fraction(
+      'The abnormal return realized, from the served adjusted closes; null until the horizon has passed.',
+    ),
   ),
 });
 export type PredictionDto = Static<typeof Prediction>;

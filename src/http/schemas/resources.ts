@@ -33,6 +33,29 @@ export const CompanyResponse = Type.Object({ company: Company, recent_contracts:
 
 export const CandleList = Type.Array(Candle);
 
+const Num = Nullable(Type.Number());
+
+/** What the engine version's stored event study says beside its shifted-date placebos (docs/EVALUATION.md). */
+const EngineEvidence = Type.Object(
+  {
+    verdict: Type.String({ description: 'In words: "Evidence: …" or "No evidence: …".' }),
+    evidence: Type.Boolean({
+      description: 'The real dates beat ≥ 95 % of the placebos and the date-clustered t is ≥ 2.5.',
+    }),
+    benchmark: Type.String(),
+    horizon_days: Type.Integer(),
+    top_minus_bottom: Num,
+    t: Num,
+    contracts: Type.Integer(),
+    dates: Type.Integer(),
+    placebo_percentile: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    within_company: Type.Object({ top_minus_bottom: Num, t: Num }),
+    computed_at: Type.String({ format: 'date-time' }),
+    page: Type.String({ description: "The dashboard's Evidence page of the engine: the whole study." }),
+  },
+  { description: 'Null until the version has been studied (the Evidence page or `market-intel evaluate`).' },
+);
+
 const Detail = Type.Optional(Type.String({ description: 'What is wrong, when not ok.' }));
 
 export const Health = Type.Object({
@@ -61,7 +84,14 @@ export const Health = Type.Object({
     }),
     detail: Detail,
   }),
-  engines: Type.Array(Type.Object({ name: EngineName, version: Type.String(), tier: Tier })),
+  engines: Type.Array(
+    Type.Object({
+      name: EngineName,
+      version: Type.String(),
+      tier: Tier,
+      evidence: Nullable(EngineEvidence),
+    }),
+  ),
   now: Type.String({ format: 'date-time' }),
 });
 
