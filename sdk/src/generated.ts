@@ -156,7 +156,7 @@ export interface DeliveryResponse {
 
 export type DeliveryStatus = "pending" | "delivering" | "succeeded" | "failed";
 
-export type EngineName = "materiality" | "regime-aware";
+export type EngineName = "materiality" | "regime-aware" | "announcement-size";
 
 /** Error envelope */
 export interface Error {
@@ -560,7 +560,7 @@ export type GetOpenapiJsonResponse = unknown;
 /** Query of GET /api/v1/events: Contract events, newest award first, each with its latest signal */
 export interface GetEventsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -603,7 +603,7 @@ export type GetEventsResponse = EventList;
 /** Query of GET /api/v1/events/export: Every event of a filter as one CSV or NDJSON download, streamed */
 export interface GetEventsExportQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -644,7 +644,7 @@ export type GetEventsExportResponse = string;
 /** Query of GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
 export interface GetContractsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -690,7 +690,7 @@ export type GetContractsIdResponse = ContractBundle;
 /** Query of GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
 export interface GetContractsIdScoreQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
 }
 
 /** GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
@@ -699,7 +699,7 @@ export type GetContractsIdScoreResponse = ScoreResponse;
 /** Query of POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
 export interface PostContractsIdScoreQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
 }
 
 /** POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
@@ -708,7 +708,7 @@ export type PostContractsIdScoreResponse = ScoreResponse;
 /** Query of GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
 export interface GetSignalsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Minimum signal_score. */
   min_score?: number;
   /** Stock ticker (case-insensitive). */
@@ -742,7 +742,7 @@ export type GetSignalsResponse = SignalList;
 /** Query of GET /api/v1/signals/export: Every signal of an engine's current version matching a filter, as one CSV or NDJSON download */
 export interface GetSignalsExportQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Minimum signal_score. */
   min_score?: number;
   /** Stock ticker (case-insensitive). */

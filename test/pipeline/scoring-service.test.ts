@@ -93,7 +93,8 @@ test('one contract at a time, in any order, gives the signals and regimes of one
     const random = mulberry32(seed);
     const ids = pick(matched, 25, random);
     const expected = await batch(ids);
-    assert.equal(expected.signals.length, ids.length * ENGINES.length);
+    // The announcement rule's engine scores no demo event: none has a year of announcement history.
+    assert.equal(expected.signals.length, ids.length * ENGINES.filter((e) => e.sources === undefined).length);
     assert.ok(expected.regimes.length > 0, 'the demo data has benchmark candles for these dates');
     assert.deepEqual(await oneAtATime(ids, random), expected, `seed ${seed}`);
   }
