@@ -133,7 +133,8 @@ export async function scoreContracts(
 
 /**
  * Scores one stored contract with one engine, as the batch does (same inputs, same writes).
- * Null when no matched contract has that id.
+ * Null when no matched contract has that id; `signal` null when the engine has no score for it (an
+ * engine of another source, or the announcement rule without a year of history).
  */
 export async function scoreContract(
   db: Db,
@@ -141,12 +142,12 @@ export async function scoreContract(
   engine: Engine,
   now: Date,
   signalThreshold: number,
-): Promise<{ signal: SignalDto; created: boolean } | null> {
+): Promise<{ signal: SignalDto | null; created: boolean } | null> {
   const contracts = await selectedContracts(db, { kind: 'ids', ids: [contractId] });
   if (contracts.length === 0) return null;
   const created = await scoreContracts({ db, engines: [engine], signalThreshold, now: () => now }, contracts);
   const signal = await latestSignal(db, contractId, engine.name);
-  return signal ? { signal, created: created > 0 } : null;
+  return { signal: signal?.engine_version === engine.version ? signal : null, created: created > 0 };
 }
 
 /** Which stored, matched contracts to (re)score; `unscored` takes, per engine, those without its current version's signal. */

@@ -127,6 +127,23 @@ export async function predictionsPage(
   return { rows: page.rows.map(toPrediction), next: page.next };
 }
 
+/** The stored predictions of `model` for the events among `ids` (with their outcomes so far). */
+export async function predictionsOf(
+  db: Queryable,
+  ids: readonly string[],
+  model: ModelKey,
+): Promise<Map<string, PredictionDto>> {
+  if (ids.length === 0) return new Map();
+  const rows = await db.query<PredictionRow>(
+    `SELECT p.contract_id, p.ticker, p.made_at, p.day0, p.horizon_days, p.benchmark, p.expected, p.level, p.low,
+       p.high, p.model_name, p.model_version, r.realized
+     FROM predictions p ${REALIZED}
+     WHERE p.contract_id = ANY($1::text[]) AND p.model_name = $2 AND p.model_version = $3`,
+    [ids, model.name, model.version],
+  );
+  return new Map(rows.map((r) => [r.contract_id, toPrediction(r)]));
+}
+
 export function toPrediction(r: PredictionRow): PredictionDto {
   return {
     contract_id: r.contract_id,

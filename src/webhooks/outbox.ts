@@ -1,17 +1,29 @@
 import { PLAN_LIMITS, reachesTier } from '../domain/plans.ts';
+import { PREDICTION_MODEL } from '../domain/prediction.ts';
 import { TIERS, type Tier } from '../domain/types.ts';
-import { Contract, type ContractDto, Signal, type SignalDto } from '../shapes/resources.ts';
+import {
+  Contract,
+  type ContractDto,
+  Prediction,
+  type PredictionDto,
+  Signal,
+  type SignalDto,
+} from '../shapes/resources.ts';
 import type { Queryable } from '../store/db.ts';
+import { predictionsOf } from '../store/predictions.ts';
 import { toContract, toSignal } from '../store/rows.ts';
 import { signalsWithContracts } from '../store/signals.ts';
 import { insertDeliveries, liveWebhooks } from '../store/webhooks.ts';
 
 export const SIGNAL_CREATED = 'signal.created';
 
-/** The documented payload (README "Webhooks"): the Signal as the API serves it (never its rationale) and its Contract. */
+/**
+ * The documented payload (README "Webhooks"): the Signal as the API serves it (never its rationale), its
+ * Contract and, for a receiver whose plan reaches the prediction's tier, the event's stored Prediction.
+ */
 export interface SignalCreatedPayload {
   event: typeof SIGNAL_CREATED;
-  data: { signal: Omit<SignalDto, 'rationale'>; contract: ContractDto };
+  data: { signal: Omit<SignalDto, 'rationale'>; contract: ContractDto; prediction?: PredictionDto };
   /** Milliseconds since the epoch, when the delivery was enqueued. */
   ts: number;
 }
@@ -22,6 +34,9 @@ export interface WrittenSignal {
   signal_score: number;
   inserted: boolean;
 }
+
+/** The tier of GET /api/v1/predictions: the tier a receiver needs to be sent an event's prediction. */
+const PREDICTIONS_TIER: Tier = 'intelligence';
 
 const isTier = (value: string): value is Tier => (TIERS as readonly string[]).includes(value);
 
@@ -43,6 +58,11 @@ export async function enqueueSignalCreated(
   const hooks = (await liveWebhooks(tx)).filter((hook) => PLAN_LIMITS[hook.plan].maxWebhooks > 0);
   if (hooks.length === 0) return 0;
   const rows = await signalsWithContracts(tx, ids);
+  const predictions = await predictionsOf(
+    tx,
+    rows.map((r) => r.id),
+    PREDICTION_MODEL,
+  );
   const deliveries: {
     webhookId: string;
     event: string;
@@ -61,9 +81,18 @@ export async function enqueueSignalCreated(
       data: { signal, contract: toContract(row) },
       ts: now.getTime(),
     };
+    const prediction = predictions.get(row.id);
+    // Predictions are an intelligence-tier resource: a plan below it is not sent one.
+    const withPrediction = prediction ? { ...payload, data: { ...payload.data, prediction } } : payload;
     for (const hook of hooks) {
-      if (reachesTier(hook.plan, tier))
-        deliveries.push({ webhookId: hook.id, event: SIGNAL_CREATED, payload, suspended: hook.suspended });
+      if (!reachesTier(hook.plan, tier)) continue;
+      const sent = reachesTier(hook.plan, PREDICTIONS_TIER) ? withPrediction : payload;
+      deliveries.push({
+        webhookId: hook.id,
+        event: SIGNAL_CREATED,
+        payload: sent,
+        suspended: hook.suspended,
+      });
     }
   }
   return insertDeliveries(tx, deliveries);
@@ -71,6 +100,7 @@ export async function enqueueSignalCreated(
 
 const SIGNAL_KEYS = Object.keys(Signal.properties);
 const CONTRACT_KEYS = Object.keys(Contract.properties);
+const PREDICTION_KEYS = Object.keys(Prediction.properties);
 
 function ordered(value: unknown, keys: readonly string[], nested: Record<string, readonly string[]> = {}) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
@@ -97,7 +127,11 @@ function ordered(value: unknown, keys: readonly string[], nested: Record<string,
 export function deliveryBody(payload: unknown): string {
   const top = ordered(payload, ['event', 'data', 'ts']) as Record<string, unknown> | null;
   if (top && typeof top === 'object' && 'data' in top) {
-    top.data = ordered(top.data, ['signal', 'contract'], { signal: SIGNAL_KEYS, contract: CONTRACT_KEYS });
+    top.data = ordered(top.data, ['signal', 'contract', 'prediction'], {
+      signal: SIGNAL_KEYS,
+      contract: CONTRACT_KEYS,
+      prediction: PREDICTION_KEYS,
+    });
   }
   return JSON.stringify(top);
 }

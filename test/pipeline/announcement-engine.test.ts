@@ -101,4 +101,28 @@ describe('announcement-size engine', () => {
       body.data.every((d) => d.signal.engine_name === 'announcement-size' && d.signal.signal_score === 90),
     );
   });
+
+  test('POST /contracts/{id}/score: an award is not this engine’s (404, no signal); an announcement event is', async () => {
+    const [award] = await db.query<{ id: string }>(
+      `SELECT id FROM contracts WHERE source = 'usaspending' AND ticker IS NOT NULL LIMIT 1`,
+    );
+    const refused = await client.inject({
+      method: 'POST',
+      url: `/api/v1/contracts/${award?.id}/score?engine=announcement-size`,
+    });
+    assert.equal(refused.statusCode, 404);
+    assert.match(refused.body, /announcement-size/);
+    const [event] = await db.query<{ contract_id: string; signal_score: number }>(
+      `SELECT contract_id, signal_score FROM signals WHERE engine_name = 'announcement-size' LIMIT 1`,
+    );
+    const again = await client.inject({
+      method: 'POST',
+      url: `/api/v1/contracts/${event?.contract_id}/score?engine=announcement-size`,
+    });
+    assert.equal(again.statusCode, 200);
+    assert.equal(
+      (again.json() as { signal: { signal_score: number } }).signal.signal_score,
+      event?.signal_score,
+    );
+  });
 });
