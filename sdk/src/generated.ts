@@ -432,8 +432,13 @@ export interface Signal {
 
 export interface SignalCreatedEvent {
   event: WebhookEvent;
-  /** The new signal (never with `rationale`, whatever the tier) and its contract. */
-  data: SignalItem;
+  /** The new signal (never with `rationale`, whatever the tier), its contract and, on the intelligence tier, its prediction. */
+  data: {
+    signal: Signal;
+    contract: Contract;
+    /** The event's stored prediction (GET /api/v1/predictions), when it has one and the receiver's plan reaches the intelligence tier. */
+    prediction?: Prediction;
+  };
   /** When the delivery was written, in milliseconds since the epoch. */
   ts: number;
 }

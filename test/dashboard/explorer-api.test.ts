@@ -305,6 +305,27 @@ describe('evidence', () => {
   });
 });
 
+describe('prediction track record', () => {
+  test('intelligence tier: the newest predictions oldest first and the API’s model block; below it 403', async () => {
+    const refused = await dashboard('developer', '/predictions');
+    assert.equal(refused.statusCode, 403);
+    assert.equal((refused.json() as Envelope).error.code, 'tier_required');
+    const res = await dashboard('institutional', '/predictions');
+    assert.equal(res.statusCode, 200);
+    const body = res.json() as { data: { made_at: string; contract_id: string }[]; model: unknown };
+    const api = (await keyed('institutional', '/predictions?limit=200')).json() as {
+      data: { contract_id: string }[];
+      model: unknown;
+    };
+    assert.deepEqual(body.model, api.model);
+    assert.ok(body.data.length >= api.data.length);
+    assert.deepEqual(
+      body.data.slice(-api.data.length).map((p) => p.contract_id),
+      api.data.map((p) => p.contract_id).reverse(),
+    );
+  });
+});
+
 describe('evaluate stores the study the Evidence page reads', () => {
   test('`market-intel evaluate` replaces the stored summary with its own run', async () => {
     const version = getEngine('materiality')?.version ?? '';

@@ -6,6 +6,7 @@
 
 import { ApiFailure, api, h, render, s, when } from './app.js';
 import { engineRefused } from './explorer-signals.js';
+import { trackSection } from './explorer-track.js';
 
 const Z = 1.96;
 const pct = (x, digits = 2) =>
@@ -290,6 +291,12 @@ function placeboSection(placebo) {
 export async function evidenceView(params) {
   const engineName = params.get('engine') ?? '';
   let data;
+  // The track record is the intelligence tier's: a 403 shows a notice in its place.
+  const tracking = api('GET', '/predictions').catch((error) => {
+    if (error instanceof ApiFailure && error.status === 403) return null;
+    throw error;
+  });
+  tracking.catch(() => undefined);
   try {
     data = await api('GET', `/evidence${engineName ? `?engine=${encodeURIComponent(engineName)}` : ''}`);
   } catch (error) {
@@ -368,6 +375,7 @@ export async function evidenceView(params) {
       ),
     ),
     placeboSection(study.placebo ?? null),
+    trackSection(await tracking),
     h(
       'p',
       { class: 'muted', 'data-computed': data.computed_at },

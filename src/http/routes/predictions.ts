@@ -1,15 +1,12 @@
 import { Type } from 'typebox';
-import { PREDICTION_MODEL } from '../../domain/prediction.ts';
+import { currentPredictions, modelBlock } from '../../services/predictions.ts';
 import { KEYSETS } from '../../store/keyset.ts';
-import { calibration, predictionsPage } from '../../store/predictions.ts';
 import { access, cached } from '../access.ts';
 import { pageStart, rowsBody } from '../paging.ts';
 import { checkDateRange, upper } from '../params.ts';
 import { Cursor, DateString, errorResponses, Limit, Query, Text, TickerParam } from '../schemas/common.ts';
 import { Predictions } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
-
-const M = PREDICTION_MODEL;
 
 const listSchema = {
   tags: ['predictions'],
@@ -44,9 +41,8 @@ function listPredictions({ db }: Services): Handler<typeof listSchema> {
   return async (request, reply) => {
     const q = request.query;
     checkDateRange(q.from, q.to);
-    const [page, track] = await Promise.all([
-      predictionsPage(db, {
-        model: M,
+    const [page, model] = await Promise.all([
+      currentPredictions(db, {
         ticker: upper(q.ticker),
         contractId: q.contract_id,
         from: q.from,
@@ -54,20 +50,8 @@ function listPredictions({ db }: Services): Handler<typeof listSchema> {
         limit: q.limit,
         after: pageStart(request, KEYSETS.predictions),
       }),
-      calibration(db, M, M.test.from),
+      modelBlock(db),
     ]);
-    return {
-      ...rowsBody(request, reply, KEYSETS.predictions, page),
-      model: {
-        name: M.name,
-        version: M.version,
-        benchmark: M.benchmark,
-        horizon_days: M.horizonDays,
-        level: M.level,
-        fit_period: M.fit,
-        out_of_sample: { from: M.test.from, ...track },
-      },
-      note: NOTE,
-    };
+    return { ...rowsBody(request, reply, KEYSETS.predictions, page), model, note: NOTE };
   };
 }
