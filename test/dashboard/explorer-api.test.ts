@@ -94,6 +94,7 @@ describe('dashboard signals: the API’s tiers for the signed-in plan', () => {
       [
         ['materiality', true],
         ['regime-aware', false],
+        ['announcement-size', true],
       ],
     );
   });

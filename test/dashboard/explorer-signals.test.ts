@@ -207,6 +207,8 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     assert.equal(await page.locator('svg.placebo-chart [data-shift]').count(), 38);
     assert.equal(await page.locator('svg.placebo-chart [data-real]').count(), 1);
     await shot('evidence');
+    await page.locator('[data-placebo]').scrollIntoViewIfNeeded();
+    await shot('evidence-placebo');
 
     await page.getByRole('button', { name: 'SPY' }).click();
     await page.waitForSelector('[data-panel="SPY:20"]');
@@ -244,6 +246,7 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     assert.ok(shown >= 100 && shown <= (judged[0]?.n ?? 0), `${shown} judged predictions shown`);
     assert.equal(await page.locator('svg.track-chart [data-prediction]').count(), shown);
     assert.ok(Number(await page.locator('[data-rolling]').getAttribute('data-rolling')) > 0);
+    await page.locator('[data-track]').scrollIntoViewIfNeeded();
     await shot('evidence-track');
     await setPlan('developer');
   });
