@@ -143,7 +143,7 @@ export function trackSection(track) {
       'p',
       { 'data-coverage': oos.coverage ?? '' },
       `Out of sample (made since ${oos.from}, horizon passed): ${oos.n} predictions, ${share(oos.coverage)} inside `,
-      `their intervals (stated ${share(m.level)}); mean width ${pct(oos.mean_width)} against ${pct(oos.unconditional.width)} `,
+      `their intervals (stated ${share(m.level)}); mean width ${share(oos.mean_width)} against ${share(oos.unconditional.width)} `,
       `for the fit period's one-size interval (which covered ${share(oos.unconditional.coverage)}). `,
       `The centre is 0: no rule here predicts the direction. Chart: the newest ${track.data.length} predictions; `,
       `the lower line is the share inside over the last ${window}.`,
