@@ -9,7 +9,12 @@ import { PREDICTION_MODEL, type PricePoint, predict } from '../domain/prediction
 import { addDays } from '../domain/trailing.ts';
 import type { Queryable } from '../store/db.ts';
 import { candleSeries } from '../store/market.ts';
-import { insertPredictions, type PredictionWrite, unpredictedEvents } from '../store/predictions.ts';
+import {
+  insertPredictions,
+  type PredictionWrite,
+  unpredictedEventIds,
+  unpredictedEvents,
+} from '../store/predictions.ts';
 
 const M = PREDICTION_MODEL;
 /** Calendar days of closes read before the earliest event: the long window with room for holidays and gaps. */
@@ -53,4 +58,21 @@ export async function predictEvents(db: Queryable, ids: readonly string[]): Prom
     });
   }
   return insertPredictions(db, M, rows);
+}
+
+/** Events per predictEvents call when catching up: a year of pages' closes fit in memory with room. */
+const CATCH_UP_CHUNK = 5000;
+
+/**
+ * Predicts every stored announcement event the current model has not predicted (a database from before
+ * the prediction engine, or a new model version). Each is still made at its own `available_at` from
+ * the closes before it: when it is computed does not change what it reads. Returns how many were stored.
+ */
+export async function predictMissing(db: Queryable): Promise<number> {
+  const ids = await unpredictedEventIds(db, M);
+  let stored = 0;
+  for (let i = 0; i < ids.length; i += CATCH_UP_CHUNK) {
+    stored += await predictEvents(db, ids.slice(i, i + CATCH_UP_CHUNK));
+  }
+  return stored;
 }

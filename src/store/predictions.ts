@@ -41,6 +41,22 @@ export async function unpredictedEvents(
   );
 }
 
+/**
+ * Announcement events with a ticker that has candles and no prediction of `model`: what a start after
+ * an upgrade (or a model version bump) predicts.
+ */
+export async function unpredictedEventIds(db: Queryable, model: ModelKey): Promise<string[]> {
+  const rows = await db.query<{ id: string }>(
+    `SELECT c.id FROM contracts c
+     WHERE c.source = 'announcement' AND c.ticker IS NOT NULL
+       AND EXISTS (SELECT 1 FROM candles k WHERE k.ticker = c.ticker)
+       AND NOT EXISTS (SELECT 1 FROM predictions p WHERE p.contract_id = c.id AND p.model_name = $1 AND p.model_version = $2)
+     ORDER BY c.id`,
+    [model.name, model.version],
+  );
+  return rows.map((r) => r.id);
+}
+
 /** Writes predictions; one already stored for (event, model, version) is kept as it was. Returns rows added. */
 export async function insertPredictions(
   db: Queryable,

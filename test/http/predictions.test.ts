@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { PREDICTION_MODEL } from '../../src/domain/prediction.ts';
 import type { App } from '../../src/http/types.ts';
-import { predictEvents } from '../../src/pipeline/predict.ts';
+import { predictEvents, predictMissing } from '../../src/pipeline/predict.ts';
 import type { Db } from '../../src/store/db.ts';
 import { closeApp, type Envelope, getJson, type Injector, openSeededApp } from '../support/app.ts';
 
@@ -118,6 +118,20 @@ describe('GET /api/v1/predictions', () => {
         `UPDATE candles SET adj_close = adj_close / 1.5 WHERE ticker = 'SPY' AND date > '2019-01-10'`,
       );
     }
+  });
+
+  test('a start after an upgrade predicts what is missing, exactly as the ingest did', async () => {
+    const snapshot = () =>
+      db.query(
+        'SELECT contract_id, made_at, day0, expected, level, low, high FROM predictions ORDER BY contract_id',
+      );
+    const before = await snapshot();
+    await db.query(
+      'DELETE FROM predictions WHERE contract_id IN (SELECT contract_id FROM predictions ORDER BY contract_id LIMIT 20)',
+    );
+    assert.equal(await predictMissing(db), 20);
+    assert.deepEqual(await snapshot(), before);
+    assert.equal(await predictMissing(db), 0, 'nothing left to predict');
   });
 
   test('filters: ticker (any case), contract_id, from/to on made_at; paging never repeats', async () => {
