@@ -96,7 +96,8 @@ export function renderEvaluationMarkdown(evaluation: AnnouncementEvaluation, met
   }
   push();
   if (evaluation.placebo) {
-    for (const line of renderPlaceboMarkdown(evaluation.placebo, 'Q4 − Q1 over 0→+5 against XAR')) push(line);
+    const against = `Q4 − Q1 over 0→+5 against ${evaluation.placebo.benchmark}`;
+    for (const line of renderPlaceboMarkdown(evaluation.placebo, against)) push(line);
   }
   push('## Study universe');
   push();

@@ -47,8 +47,8 @@ export interface AnnouncementEvaluation {
   periodCuts: number[] | null;
   scores: ReadonlyMap<string, AnnouncementScore>;
   result: AnnouncementStudyResult;
-  /** Q4 − Q1 over 0→+5 vs XAR beside its shifted-date placebos (announcement-placebo.ts). */
-  placebo: PlaceboSummary | null;
+  /** Q4 − Q1 over 0→+5 vs XAR (SPY before XAR's listing) beside its shifted-date placebos (announcement-placebo.ts). */
+  placebo: (PlaceboSummary & { benchmark: string }) | null;
 }
 
 const QUARTILES = ['Q1', 'Q2', 'Q3', 'Q4'] as const;
