@@ -147,6 +147,7 @@ async function main(): Promise<void> {
       outputs.clear();
       for (const engine of ENGINES) {
         const output = engine.score(input, outputs);
+        if (!output) continue;
         outputs.set(engineKey(engine), output);
         encodeRationale(output.rationale);
       }

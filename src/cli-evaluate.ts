@@ -23,6 +23,7 @@ import {
 import { renderEventsCsv, renderMarkdown, renderSvg } from './evaluation/event-report.ts';
 import { DEFAULT_BENCHMARKS, runEventStudy } from './evaluation/event-study.ts';
 import { EVIDENCE_BENCHMARKS, evidenceOf } from './evaluation/evidence.ts';
+import { renderPlaceboMarkdown } from './evaluation/placebo-report.ts';
 import { isIsoDate } from './sources/candles.ts';
 import { loadStudyCloses, WIDE_CLOSES_FILE } from './sources/closes.ts';
 import { type Db, openDb } from './store/db.ts';
@@ -88,6 +89,8 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
       `evaluate: candles for ${[...candles.values()].filter((c) => c.length > 0).length} of ${candles.size} tickers`,
     );
     const result = runEventStudy(events, candles);
+    const evidence = evidenceOf(events, candles);
+    if (evidence.placebo) say(`evaluate: ${evidence.placebo.verdict}`);
     for (const panel of result.panels) {
       say(
         `evaluate: ${panel.benchmark} +${panel.horizon}d: ${panel.priced} priced, ${result.contracts - panel.priced} excluded`,
@@ -102,7 +105,13 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
     };
     await mkdir(outDir, { recursive: true });
     await Promise.all([
-      writeFile(path.join(outDir, 'REPORT.md'), renderMarkdown(result, meta)),
+      writeFile(
+        path.join(outDir, 'REPORT.md'),
+        renderMarkdown(result, meta) +
+          (evidence.placebo
+            ? `\n${renderPlaceboMarkdown(evidence.placebo, `top − bottom bucket over +${evidence.placebo.horizon}d against ${evidence.placebo.benchmark}`).join('\n')}`
+            : ''),
+      ),
       writeFile(path.join(outDir, 'chart.svg'), renderSvg(result, meta)),
       writeFile(path.join(outDir, 'events.csv'), renderEventsCsv(result)),
     ]);
@@ -113,7 +122,7 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
       version,
       computedAt: new Date().toISOString(),
       contracts: events.length,
-      summary: JSON.stringify(evidenceOf(events, candles)),
+      summary: JSON.stringify(evidence),
     });
     say(`evaluate: stored the study for the dashboard's Evidence page`);
     process.stdout.write(`${path.join(outDir, 'REPORT.md')}\n`);
@@ -166,6 +175,7 @@ async function evaluateAnnouncementsCommand(values: Values, config: Config): Pro
     say(
       `evaluate: ${evaluation.result.events} of ${evaluation.inPeriod} events from ${period.from} to ${period.to} studied`,
     );
+    if (evaluation.placebo) say(`evaluate: ${evaluation.placebo.verdict}`);
     const meta = {
       source: config.databaseUrl
         ? 'PostgreSQL (DATABASE_URL)'

@@ -7,6 +7,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CommandFailed } from './cli-errors.ts';
 import type { Config } from './config.ts';
+import { predictMissing } from './pipeline/predict.ts';
 import type { Db } from './store/db.ts';
 import { isEmpty } from './store/market.ts';
 import { migrate } from './store/migrate.ts';
@@ -21,6 +22,9 @@ export async function prepare(db: Db, config: Config, options: { seedIfEmpty: bo
       log('empty database: loading the demo data (runs once)');
       await seedInChild(db.url, config);
     }
+    // Stored events the prediction engine has not predicted yet (an upgrade, a new model version).
+    const predicted = await predictMissing(db);
+    if (predicted) log(`predicted: ${predicted} announcement events`);
   } catch (error) {
     await db.close();
     throw error;

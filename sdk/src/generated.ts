@@ -157,7 +157,7 @@ export interface DeliveryResponse {
 
 export type DeliveryStatus = "pending" | "delivering" | "succeeded" | "failed";
 
-export type EngineName = "materiality" | "regime-aware";
+export type EngineName = "materiality" | "regime-aware" | "announcement-size";
 
 /** Error envelope */
 export interface Error {
@@ -214,6 +214,27 @@ export interface Health {
     name: EngineName;
     version: string;
     tier: Tier;
+    evidence: {
+      /** In words: "Evidence: …" or "No evidence: …". */
+      verdict: string;
+      /** The real dates beat ≥ 95 % of the placebos and the date-clustered t is ≥ 2.5. */
+      evidence: boolean;
+      benchmark: string;
+      horizon_days: number;
+      top_minus_bottom: number | null;
+      t: number | null;
+      contracts: number;
+      dates: number;
+      placebo_percentile: number | null;
+      within_company: {
+        top_minus_bottom: number | null;
+        t: number | null;
+      };
+      /** @format date-time */
+      computed_at: string;
+      /** The dashboard's Evidence page of the engine: the whole study. */
+      page: string;
+    } | null;
   }>;
   /** @format date-time */
   now: string;
@@ -275,8 +296,79 @@ export interface Pagination {
 
 export type Plan = "free" | "pulse" | "intelligence" | "developer" | "institutional";
 
+export interface Prediction {
+  /** The announcement event predicted. */
+  contract_id: string;
+  ticker: string;
+  /**
+   * When it was made: the event's available_at. Only closes at or before it were read.
+   * @format date-time
+   */
+  made_at: string;
+  /**
+   * The last trading day whose 16:00 New York close is at or before made_at.
+   * @format date
+   */
+  day0: string;
+  /** Trading days after day0 (the benchmark calendar). */
+  horizon_days: number;
+  /** A ticker served by /api/v1/market/candles. */
+  benchmark: string;
+  /** The centre: adjusted-close return of the ticker from day0 to day0 + horizon minus the benchmark's, as a fraction. */
+  expected_abnormal_return: number;
+  interval: {
+    /** Stated coverage. */
+    level: number;
+    /** Lower bound of the abnormal return. */
+    low: number;
+    /** Upper bound of the abnormal return. */
+    high: number;
+  };
+  model: {
+    name: string;
+    version: string;
+  };
+  realized_abnormal_return: number | null;
+}
+
+export interface PredictionModelBlock {
+  name: string;
+  version: string;
+  benchmark: string;
+  horizon_days: number;
+  level: number;
+  fit_period: {
+    /** @format date */
+    from: string;
+    /** @format date */
+    to: string;
+  };
+  /** Recomputed from the stored predictions and the served closes at each request. */
+  out_of_sample: {
+    /**
+     * Predictions made on or after this date count.
+     * @format date
+     */
+    from: string;
+    /** Stored predictions made since `from` whose horizon has passed. */
+    n: number;
+    coverage: number | null;
+    mean_width: number | null;
+    unconditional: {
+      low: number;
+      high: number;
+      width: number;
+      coverage: number | null;
+    };
+    realized_spread: number | null;
+    skill_vs_zero: number | null;
+  };
+}
+
 export interface Predictions {
-  data: unknown[];
+  data: Prediction[];
+  pagination: Pagination;
+  model: PredictionModelBlock;
   note: string;
 }
 
@@ -341,8 +433,13 @@ export interface Signal {
 
 export interface SignalCreatedEvent {
   event: WebhookEvent;
-  /** The new signal (never with `rationale`, whatever the tier) and its contract. */
-  data: SignalItem;
+  /** The new signal (never with `rationale`, whatever the tier), its contract and, on the intelligence tier, its prediction. */
+  data: {
+    signal: Signal;
+    contract: Contract;
+    /** The event's stored prediction (GET /api/v1/predictions), when it has one and the receiver's plan reaches the intelligence tier. */
+    prediction?: Prediction;
+  };
   /** When the delivery was written, in milliseconds since the epoch. */
   ts: number;
 }
@@ -469,7 +566,7 @@ export type GetOpenapiJsonResponse = unknown;
 /** Query of GET /api/v1/events: Contract events, newest award first, each with its latest signal */
 export interface GetEventsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -512,7 +609,7 @@ export type GetEventsResponse = EventList;
 /** Query of GET /api/v1/events/export: Every event of a filter as one CSV or NDJSON download, streamed */
 export interface GetEventsExportQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -553,7 +650,7 @@ export type GetEventsExportResponse = string;
 /** Query of GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
 export interface GetContractsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -599,7 +696,7 @@ export type GetContractsIdResponse = ContractBundle;
 /** Query of GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
 export interface GetContractsIdScoreQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
 }
 
 /** GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
@@ -608,7 +705,7 @@ export type GetContractsIdScoreResponse = ScoreResponse;
 /** Query of POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
 export interface PostContractsIdScoreQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
 }
 
 /** POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
@@ -617,7 +714,7 @@ export type PostContractsIdScoreResponse = ScoreResponse;
 /** Query of GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
 export interface GetSignalsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Minimum signal_score. */
   min_score?: number;
   /** Stock ticker (case-insensitive). */
@@ -651,7 +748,7 @@ export type GetSignalsResponse = SignalList;
 /** Query of GET /api/v1/signals/export: Every signal of an engine's current version matching a filter, as one CSV or NDJSON download */
 export interface GetSignalsExportQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware";
+  engine?: "materiality" | "regime-aware" | "announcement-size";
   /** Minimum signal_score. */
   min_score?: number;
   /** Stock ticker (case-insensitive). */
@@ -738,7 +835,29 @@ export interface GetRegimesQuery {
 /** GET /api/v1/regimes: Market regime at each contract award date (no look-ahead), newest first */
 export type GetRegimesResponse = RegimeList;
 
-/** GET /api/v1/predictions: Forward predictions (empty until the prediction engine ships) */
+/** Query of GET /api/v1/predictions: Stored point-in-time predictions of announcement events, newest first, with their outcomes */
+export interface GetPredictionsQuery {
+  /** Stock ticker (case-insensitive). */
+  ticker?: string;
+  /** One event. */
+  contract_id?: string;
+  /**
+   * made_at on or after this date (UTC).
+   * @format date
+   */
+  from?: string;
+  /**
+   * made_at on or before this date (UTC).
+   * @format date
+   */
+  to?: string;
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
+}
+
+/** GET /api/v1/predictions: Stored point-in-time predictions of announcement events, newest first, with their outcomes */
 export type GetPredictionsResponse = Predictions;
 
 /** Query of GET /api/v1/usage: Requests and errors (status >= 400) of the calling key over a window */
@@ -1073,8 +1192,8 @@ export interface Operations {
   getPredictions: {
     method: 'GET';
     path: "/api/v1/predictions";
-    args: [];
-    query: never;
+    args: [query?: GetPredictionsQuery];
+    query: GetPredictionsQuery;
     body: never;
     response: GetPredictionsResponse;
   };
@@ -1417,10 +1536,10 @@ export const operations = {
     method: 'GET',
     path: "/api/v1/predictions",
     pathParams: [],
-    query: [],
+    query: ["ticker","contract_id","from","to","limit","cursor"],
     body: 'none',
     response: 'json',
-    paging: null,
+    paging: 'pagination',
   },
   getUsage: {
     method: 'GET',

@@ -68,7 +68,7 @@ const API = {
   market: { candles: 'getMarketCandlesTicker', iterateCandles: paged('getMarketCandlesTicker') },
   benchmarks: { list: 'getBenchmarks', iterate: paged('getBenchmarks') },
   regimes: { list: 'getRegimes', iterate: paged('getRegimes') },
-  predictions: { list: 'getPredictions' },
+  predictions: { list: 'getPredictions', iterate: paged('getPredictions') },
   usage: { get: 'getUsage' },
   webhooks: {
     list: 'getWebhooks',

@@ -35,6 +35,10 @@ export const FIELD_TIERS = {
     // The dashboard's regime band over a company's candles: the same regimes.
     regimes: { tier: 'intelligence', below: 'null' },
   },
+  signal_created: {
+    // A webhook's event: the event's prediction is /api/v1/predictions' data, an intelligence-tier endpoint.
+    prediction: { tier: 'intelligence', below: 'absent' },
+  },
 } as const satisfies Record<string, Record<string, FieldRule>>;
 
 export type TieredRecord = keyof typeof FIELD_TIERS;
@@ -43,6 +47,7 @@ export type TieredField<R extends TieredRecord> = keyof (typeof FIELD_TIERS)[R] 
 /** Records nested in another, each under its own rules (a bundle's signal is a signal). */
 export const NESTED_RECORDS: Partial<Record<TieredRecord, Record<string, TieredRecord>>> = {
   contract_bundle: { signal: 'signal' },
+  signal_created: { signal: 'signal' },
 };
 
 export function fieldRule<R extends TieredRecord>(record: R, field: TieredField<R>): FieldRule {

@@ -110,6 +110,25 @@ export interface EngineInput {
   /** The same ticker's awards in the 365 days before the award date (excluding this one). */
   trailing: { count: number; totalValue: number; medianValue: number };
   regime: RegimeResult | null;
+  /**
+   * The announcement rule's reading of a DoD announcement event (src/evaluation/announcement-score.ts,
+   * computed by the pipeline); absent for other events.
+   */
+  announcement?: AnnouncementRuleInput;
+}
+
+/** Where an event comes from: DoD's daily announcements or USASpending's award records. */
+export type EventSource = 'usaspending' | 'announcement';
+
+export interface AnnouncementRuleInput {
+  /** The company's announced value on the page / its trailing-year value; null when the rule gives no score. */
+  ratio: number | null;
+  /** Its quartile by the rule's committed cut points, 0 (Q1) … 3 (Q4); null with no score. */
+  quartile: number | null;
+  pageValue: number;
+  trailingValue: number | null;
+  /** Why there is no score: less than a year of stored history, or a recipient its ticker did not own yet. */
+  reason: 'short_history' | 'ownership' | null;
 }
 
 export interface EngineOutput {
@@ -117,17 +136,21 @@ export interface EngineOutput {
   rationale: readonly RationaleItem[];
 }
 
-export interface Engine {
+/** `Output`: `EngineOutput` for an engine that scores every event it is given. */
+export interface Engine<Output extends EngineOutput | null = EngineOutput | null> {
   name: string;
   version: string;
   tier: Tier;
   isDefault: boolean;
+  /** The sources whose events the engine scores; every source when absent. */
+  sources?: readonly EventSource[];
   /**
    * `earlier`: the outputs of other engines for this same input by `engineKey`, when the caller has them
    * (the pipeline scores a contract with every engine in turn); an engine built on another may take its
-   * output from there instead of computing it again.
+   * output from there instead of computing it again. Null: the engine has no score for this event (no
+   * signal is written).
    */
-  score(input: EngineInput, earlier?: ReadonlyMap<string, EngineOutput>): EngineOutput;
+  score(input: EngineInput, earlier?: ReadonlyMap<string, EngineOutput>): Output;
 }
 
 /** An engine version's key among `earlier` outputs: by name and version, not by object. */

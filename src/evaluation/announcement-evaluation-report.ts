@@ -28,6 +28,7 @@ import {
   pct,
   WIDTH,
 } from './event-report.ts';
+import { renderPlaceboMarkdown } from './placebo-report.ts';
 
 export interface EvaluationMeta {
   /** Where the events came from, e.g. "PostgreSQL (DATABASE_URL)". */
@@ -94,6 +95,10 @@ export function renderEvaluationMarkdown(evaluation: AnnouncementEvaluation, met
     );
   }
   push();
+  if (evaluation.placebo) {
+    const against = `Q4 − Q1 over 0→+5 against ${evaluation.placebo.benchmark}`;
+    for (const line of renderPlaceboMarkdown(evaluation.placebo, against)) push(line);
+  }
   push('## Study universe');
   push();
   push('| | events |');

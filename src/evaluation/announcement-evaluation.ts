@@ -3,6 +3,8 @@
  * stored events it prices and why the others are left out, their scores, and the study grouped by
  * score quartile (in-sample cut points), by kind, and by score quartile within each kind.
  */
+
+import { announcementPlacebo } from './announcement-placebo.ts';
 import {
   ANNOUNCEMENT_SCORE_VERSION,
   type AnnouncementScore,
@@ -25,6 +27,7 @@ import {
   scoreQuartiles,
 } from './announcement-study.ts';
 import type { PricePoint } from './event-study.ts';
+import type { PlaceboSummary } from './placebo.ts';
 
 export interface Period {
   from: string;
@@ -44,6 +47,8 @@ export interface AnnouncementEvaluation {
   periodCuts: number[] | null;
   scores: ReadonlyMap<string, AnnouncementScore>;
   result: AnnouncementStudyResult;
+  /** Q4 − Q1 over 0→+5 vs XAR (SPY before XAR's listing) beside its shifted-date placebos (announcement-placebo.ts). */
+  placebo: (PlaceboSummary & { benchmark: string }) | null;
 }
 
 const QUARTILES = ['Q1', 'Q2', 'Q3', 'Q4'] as const;
@@ -96,8 +101,9 @@ export function evaluateAnnouncements(
   });
   const cutsSource = `in sample ${IN_SAMPLE.from} → ${IN_SAMPLE.to}, ${ANNOUNCEMENT_SCORE_VERSION}`;
   const kinds = [...new Set(studied.map((e) => e.kind))].sort();
+  const quartiles = scoreQuartiles(SCORE_CUTS, cutsSource);
   const groupings: Grouping[] = [
-    scoreQuartiles(SCORE_CUTS, cutsSource),
+    quartiles,
     kindGrouping(kinds),
     ...kinds.map((kind) =>
       cutGrouping(
@@ -119,6 +125,7 @@ export function evaluateAnnouncements(
     periodCuts: studied.length > 0 ? scoreQuartileCuts(studied.map((e) => e.score)) : null,
     scores,
     result: runAnnouncementStudy(studied, closes, { groupings }),
+    placebo: announcementPlacebo(studied, closes, quartiles),
   };
 }
 

@@ -3,9 +3,12 @@
  * 95 % confidence interval, per benchmark and window, and whether top − bottom is significant. The
  * study itself is event-study.ts's; this only chooses its windows and benchmarks and summarises it.
  */
+
+import { lowerBound } from '../domain/trailing.ts';
 import type { Queryable } from '../store/db.ts';
 import { type PricePoint, priceSeries, type ScoredEvent, scoredEvents } from '../store/evaluation.ts';
-import { type GroupStats, type Panel, runEventStudy } from './event-study.ts';
+import { abnormalReturn, type GroupStats, type Panel, runEventStudy } from './event-study.ts';
+import { type PlaceboSummary, type PlaceboUnit, placeboTest } from './placebo.ts';
 
 /** Every benchmark the API serves (`/api/v1/benchmarks`) and three windows: the next day, a week, a month. */
 export const EVIDENCE_BENCHMARKS: readonly string[] = ['ITA', 'SPY', 'XLI'];
@@ -45,7 +48,13 @@ export interface EvidenceSummary {
   benchmarks: string[];
   horizons: number[];
   panels: PanelEvidence[];
+  /** Top − bottom bucket over PLACEBO_HORIZON days against PLACEBO_BENCHMARK beside shifted-date placebos. */
+  placebo: (PlaceboSummary & { benchmark: string; horizon: number }) | null;
 }
+
+/** The placebo test's panel: a week against SPY (total return; ITA's adj_close leaves out dividends). */
+export const PLACEBO_BENCHMARK = 'SPY';
+export const PLACEBO_HORIZON = 5;
 
 const finite = (x: number): number | null => (Number.isFinite(x) ? x : null);
 
@@ -93,7 +102,37 @@ export function evidenceOf(
     benchmarks: [...result.benchmarks],
     horizons: [...result.horizons],
     panels: result.panels.map(panelEvidence),
+    placebo: enginePlacebo(events, candles, result.buckets),
   };
+}
+
+/** The engine's top bucket against its bottom one, with every award date moved ±6 … ±60 trading days. */
+export function enginePlacebo(
+  events: readonly ScoredEvent[],
+  candles: ReadonlyMap<string, readonly PricePoint[]>,
+  buckets: readonly { min: number; max: number }[],
+): EvidenceSummary['placebo'] {
+  const calendar = candles.get(PLACEBO_BENCHMARK) ?? [];
+  const top = buckets[buckets.length - 1];
+  const bottom = buckets[0];
+  if (calendar.length === 0 || !top || !bottom || buckets.length < 2) return null;
+  const units: PlaceboUnit[] = [];
+  for (const e of events) {
+    const group =
+      e.score >= top.min && e.score <= top.max
+        ? 'top'
+        : e.score >= bottom.min && e.score <= bottom.max
+          ? 'bottom'
+          : null;
+    if (group) units.push({ ticker: e.ticker, day0: lowerBound(calendar, e.awardDate), group });
+  }
+  const summary = placeboTest(units, (unit, day0) => {
+    const day = calendar[day0];
+    if (!day || day0 < 1) return null;
+    const r = abnormalReturn(candles.get(unit.ticker) ?? [], calendar, day.date, PLACEBO_HORIZON);
+    return r.ok ? r.abnormal : null;
+  });
+  return { ...summary, benchmark: PLACEBO_BENCHMARK, horizon: PLACEBO_HORIZON };
 }
 
 /** Loads one engine version's scored contracts and the candles they need, and summarises the study. */

@@ -13,7 +13,7 @@ const TAGS: Record<string, string> = {
   companies: 'Company records and their recent awards.',
   market: 'Daily OHLCV candles of benchmarks and contractors.',
   regimes: 'Macro market regime at each award date (intelligence tier).',
-  predictions: 'Forward predictions (later phase).',
+  predictions: 'Point-in-time predictions of announcement events and their track record (intelligence tier).',
   meta: 'Health and this document; no key required.',
   account: "The calling key's own usage.",
   webhooks:

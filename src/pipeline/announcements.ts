@@ -2,7 +2,7 @@
  * Announcements through the one pipeline: read (sources/announcements.ts) → store the paragraphs →
  * each awardee of an announced action becomes an event (resolve, classify, store: ingest.ts) carrying
  * the announcement's time → link events and awards naming the same contract number → score
- * (score.ts). A signal created here fires `signal.created` the evening of the announcement; the award,
+ * (score.ts); predict each event's next five days (predict.ts). A signal created here fires `signal.created` the evening of the announcement; the award,
  * when USASpending publishes it months later, is linked to it and sends nothing again.
  */
 import type { AwardRecord } from '../domain/types.ts';
@@ -17,6 +17,7 @@ import {
 import type { ScoredContract } from '../store/contracts.ts';
 import type { PipelineContext } from './context.ts';
 import { ingestAwards } from './ingest.ts';
+import { predictEvents } from './predict.ts';
 import { scoreContracts } from './score.ts';
 
 export interface AnnouncementCounts {
@@ -28,6 +29,8 @@ export interface AnnouncementCounts {
   matched: number;
   linked: number;
   signals_created: number;
+  /** Predictions stored (src/pipeline/predict.ts): events new to the current model with a priced ticker. */
+  predictions: number;
 }
 
 /** The agency every announcement on these pages comes from. */
@@ -75,6 +78,7 @@ export async function ingestAnnouncements(
     matched: 0,
     linked: 0,
     signals_created: 0,
+    predictions: 0,
   };
   const toScore: ScoredContract[] = [];
   for (let start = 0; start < paragraphs.length; start += BATCH) {
@@ -107,6 +111,11 @@ export async function ingestAnnouncements(
         events.map((e) => e.award.id),
       );
     });
+    // After markAnnounced: a prediction is made at the event's available_at, the announcement's time.
+    counts.predictions += await predictEvents(
+      ctx.db,
+      events.map((e) => e.award.id),
+    );
     log?.(`announcements: ${Math.min(start + BATCH, paragraphs.length)}/${paragraphs.length} paragraphs`);
   }
   counts.signals_created = await scoreContracts(ctx, toScore);

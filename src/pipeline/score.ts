@@ -4,9 +4,10 @@
  * One code path for one contract (`POST /contracts/{id}/score`) and for many (ingests, file imports,
  * the USASpending source, `score` and `score --all`).
  */
+import { scoresSource } from '../domain/engines/index.ts';
 import { computeRegime, REGIME_LOOKBACK_DAYS } from '../domain/regimes.ts';
 import { addDays, type DatedValue, trailingSpan, trailingStatsMany } from '../domain/trailing.ts';
-import type { Engine } from '../domain/types.ts';
+import type { AnnouncementRuleInput, Engine } from '../domain/types.ts';
 import {
   type Candle,
   type EngineInput,
@@ -30,6 +31,7 @@ import { candleSeries } from '../store/market.ts';
 import { latestSignal } from '../store/signals.ts';
 import { type SignalWrite, signalWrite, upsertRegimes, upsertSignals } from '../store/writes.ts';
 import { enqueueSignalCreated } from '../webhooks/outbox.ts';
+import { announcementRules } from './announcement-rule.ts';
 import type { ScoringContext } from './context.ts';
 import { WritePipeline, YIELD_EVERY, yieldToIo } from './overlap.ts';
 
@@ -54,10 +56,13 @@ export async function scoreContracts(
   if (contracts.length === 0) return 0;
   const batchSize = options.batchSize ?? 5000;
   const tickers = [...new Set(contracts.map((c) => c.ticker))];
-  const [history, sectors, benchmarks] = await Promise.all([
+  const [history, sectors, benchmarks, rules] = await Promise.all([
     loadHistory(ctx.db, contracts),
     companySectors(ctx.db, tickers),
     loadBenchmarks(ctx.db, contracts),
+    ctx.engines.some((e) => e.sources?.includes('announcement'))
+      ? announcementRules(ctx.db, contracts)
+      : new Map<string, AnnouncementRuleInput>(),
   ]);
   options.onHistoryLoaded?.();
   const regimeByDate = new Map<string, RegimeResult | null>();
@@ -94,10 +99,14 @@ export async function scoreContracts(
         company: sectors.get(contract.ticker) ?? null,
         trailing: trailing.get(contract.id) ?? NO_TRAILING,
         regime,
+        announcement: rules.get(contract.id),
       };
       outputs.clear();
+      const source = sourceOf(contract.id);
       for (const [i, engine] of ctx.engines.entries()) {
+        if (!scoresSource(engine, source)) continue;
         const output = engine.score(input, outputs);
+        if (!output) continue;
         outputs.set(keys[i] as string, output);
         signals.push(signalWrite(contract, engine, output, contract.unscored));
       }
@@ -124,7 +133,8 @@ export async function scoreContracts(
 
 /**
  * Scores one stored contract with one engine, as the batch does (same inputs, same writes).
- * Null when no matched contract has that id.
+ * Null when no matched contract has that id; `signal` null when the engine has no score for it (an
+ * engine of another source, or the announcement rule without a year of history).
  */
 export async function scoreContract(
   db: Db,
@@ -132,12 +142,12 @@ export async function scoreContract(
   engine: Engine,
   now: Date,
   signalThreshold: number,
-): Promise<{ signal: SignalDto; created: boolean } | null> {
+): Promise<{ signal: SignalDto | null; created: boolean } | null> {
   const contracts = await selectedContracts(db, { kind: 'ids', ids: [contractId] });
   if (contracts.length === 0) return null;
   const created = await scoreContracts({ db, engines: [engine], signalThreshold, now: () => now }, contracts);
   const signal = await latestSignal(db, contractId, engine.name);
-  return signal ? { signal, created: created > 0 } : null;
+  return { signal: signal?.engine_version === engine.version ? signal : null, created: created > 0 };
 }
 
 /** Which stored, matched contracts to (re)score; `unscored` takes, per engine, those without its current version's signal. */

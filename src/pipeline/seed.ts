@@ -68,7 +68,7 @@ export async function seed(
   const announced = await ingestAnnouncements(ctx, paragraphs);
   log(
     `seed: ${announced.paragraphs} announcement paragraphs since ${DEMO_ANNOUNCEMENTS_SINCE}, ${announced.events} awardee events ` +
-      `(${announced.matched} matched), ${announced.linked} linked to awards, ${announced.signals_created} signals created`,
+      `(${announced.matched} matched), ${announced.linked} linked to awards, ${announced.signals_created} signals created, ${announced.predictions} predictions`,
   );
   return {
     announcements: announced,

@@ -21,6 +21,8 @@ export async function recordEventStudy(
   return study;
 }
 
+const hasPlacebo = (summary: string): boolean => 'placebo' in (JSON.parse(summary) as object);
+
 /** Studies being computed in this process, by `engine@version`: concurrent first requests share one. */
 const running = new Map<string, Promise<StoredStudy>>();
 
@@ -37,7 +39,8 @@ export async function eventStudy(
 ): Promise<{ study: StoredStudy; contractsNow: number }> {
   const key = `${engine}@${version}`;
   let study = await storedEventStudy(db, engine, version);
-  if (!study) {
+  // A study stored before placebos were part of it is redone once: the page states the verdict.
+  if (!study || !hasPlacebo(study.summary)) {
     let pending = running.get(key);
     if (!pending) {
       pending = recordEventStudy(db, engine, version, now()).finally(() => running.delete(key));

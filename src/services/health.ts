@@ -1,7 +1,7 @@
 import { ENGINES } from '../domain/engines/index.ts';
 import type { RateLimiter } from '../infra/limiter.ts';
 import { type Db, isDatabaseUnavailable } from '../store/db.ts';
-import { type HealthFacts, healthFacts } from '../store/health.ts';
+import { type HealthFacts, healthFacts, type StudyVerdict } from '../store/health.ts';
 
 /** /health answers within this even while a dependency hangs. */
 export const HEALTH_DEADLINE_MS = 800;
@@ -85,6 +85,30 @@ function ingestCheck(
   };
 }
 
+/**
+ * What the version's stored study (the Evidence page's) says: its top − bottom contrast beside the
+ * shifted-date placebos, and the verdict in words; null before the version was studied (the Evidence
+ * page's first view or `market-intel evaluate` studies it).
+ */
+function engineEvidence(name: string, study: StudyVerdict | undefined) {
+  const p = study?.placebo;
+  if (!study || !p) return null;
+  return {
+    verdict: p.verdict,
+    evidence: p.evidence,
+    benchmark: p.benchmark,
+    horizon_days: p.horizon,
+    top_minus_bottom: p.real.diff,
+    t: p.real.t,
+    contracts: p.real.n,
+    dates: p.real.dates,
+    placebo_percentile: p.percentile,
+    within_company: { top_minus_bottom: p.demeaned.diff, t: p.demeaned.t },
+    computed_at: new Date(study.computed_at).toISOString(),
+    page: `/dashboard/#/evidence?engine=${encodeURIComponent(name)}`,
+  };
+}
+
 export interface HealthSources {
   db: Db;
   limiter: RateLimiter;
@@ -111,7 +135,16 @@ export async function checkHealth(sources: HealthSources) {
     ...(database.ok && !webhooks.ok ? ['webhooks' as const] : []),
     ...(database.ok && !ingest.ok ? ['ingest' as const] : []),
   ];
-  const engines = ENGINES.map(({ name, version, tier }) => ({ name, version, tier }));
+  const studies = database.facts?.studies ?? [];
+  const engines = ENGINES.map(({ name, version, tier }) => ({
+    name,
+    version,
+    tier,
+    evidence: engineEvidence(
+      name,
+      studies.find((s) => s.engine === name && s.version === version),
+    ),
+  }));
   return {
     ok: failing.length === 0,
     failing,

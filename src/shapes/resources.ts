@@ -153,3 +153,39 @@ export const Candle = Type.Object({
   volume: Type.Integer(),
 });
 export type CandleDto = Static<typeof Candle>;
+
+const Fraction = (description: string) => Type.Number({ description });
+
+/** A stored prediction of the prediction engine (src/domain/prediction.ts), with its outcome when known. */
+export const Prediction = Type.Object({
+  contract_id: Type.String({ description: 'The announcement event predicted.' }),
+  ticker: Type.String(),
+  made_at: Type.String({
+    format: 'date-time',
+    description: "When it was made: the event's available_at. Only closes at or before it were read.",
+  }),
+  day0: Type.String({
+    format: 'date',
+    description: 'The last trading day whose 16:00 New York close is at or before made_at.',
+  }),
+  horizon_days: Type.Integer({
+    minimum: 1,
+    description: 'Trading days after day0 (the benchmark calendar).',
+  }),
+  benchmark: Type.String({ description: 'A ticker served by /api/v1/market/candles.' }),
+  expected_abnormal_return: Fraction(
+    "The centre: adjusted-close return of the ticker from day0 to day0 + horizon minus the benchmark's, as a fraction.",
+  ),
+  interval: Type.Object({
+    level: Type.Number({ exclusiveMinimum: 0, exclusiveMaximum: 1, description: 'Stated coverage.' }),
+    low: Fraction('Lower bound of the abnormal return.'),
+    high: Fraction('Upper bound of the abnormal return.'),
+  }),
+  model: Type.Object({ name: Type.String(), version: Type.String() }),
+  realized_abnormal_return: Nullable(
+    Fraction(
+      'The abnormal return realized, from the served adjusted closes; null until the horizon has passed.',
+    ),
+  ),
+});
+export type PredictionDto = Static<typeof Prediction>;

@@ -19,7 +19,12 @@ export type ScoredContract = EngineInput['contract'] & { unscored?: boolean };
 export interface EngineVersion {
   name: string;
   version: string;
+  /** The sources the engine scores (every source when absent): an event of another source is never unscored by it. */
+  sources?: readonly ContractSource[];
 }
+
+/** An engine's sources as one text for SQL: '' for every source, else comma-separated. */
+const sourcesText = (engine: EngineVersion): string => engine.sources?.join(',') ?? '';
 
 /**
  * Which of `ids` are stored, and which stored, matched ones lack a signal of some engine in `engines`
@@ -34,11 +39,12 @@ export async function storedAndUnscored(
     `SELECT c.id, c.unscored FROM ${storedContractsAmong(
       '$1',
       `c.id, c.ticker IS NOT NULL AND EXISTS (
-         SELECT 1 FROM unnest($2::text[], $3::text[]) AS e(name, version) WHERE NOT EXISTS (
+           SELECT 1 FROM unnest($2::text[], $3::text[], $4::text[]) AS e(name, version, sources)
+         WHERE (e.sources = '' OR c.source = ANY(string_to_array(e.sources, ','))) AND NOT EXISTS (
            SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = e.name AND s.engine_version = e.version)
        ) AS unscored`,
     )}`,
-    [joinIds(ids), engines.map((e) => e.name), engines.map((e) => e.version)],
+    [joinIds(ids), engines.map((e) => e.name), engines.map((e) => e.version), engines.map(sourcesText)],
   );
   return {
     stored: new Set(rows.map((r) => r.id)),
@@ -63,8 +69,9 @@ function condition(selection: StoredSelection): { sql: string; params: unknown[]
       return { sql: 'c.updated_at >= $1::timestamptz', params: [selection.since.toISOString()] };
     case 'unscored-by':
       return {
-        sql: `NOT EXISTS (SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = $1 AND s.engine_version = $2)`,
-        params: [selection.engine.name, selection.engine.version],
+        sql: `($3 = '' OR c.source = ANY(string_to_array($3, ','))) AND
+          NOT EXISTS (SELECT 1 FROM signals s WHERE s.contract_id = c.id AND s.engine_name = $1 AND s.engine_version = $2)`,
+        params: [selection.engine.name, selection.engine.version, sourcesText(selection.engine)],
       };
   }
 }

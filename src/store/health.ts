@@ -9,7 +9,29 @@ export interface HealthFacts {
   webhookLagS: number | null;
   /** When the scheduled ingest against `baseUrl` last saved progress (null: never, or not asked). */
   ingestProgressAt: string | null;
+  /** Each stored engine study's placebo verdict (src/evaluation/placebo.ts), without the placebo list. */
+  studies: StudyVerdict[];
 }
+
+export interface StudyVerdict {
+  engine: string;
+  version: string;
+  computed_at: string;
+  placebo: {
+    verdict: string;
+    evidence: boolean;
+    real: { diff: number | null; t: number | null; n: number; dates: number };
+    demeaned: { diff: number | null; t: number | null };
+    percentile: number | null;
+    benchmark: string;
+    horizon: number;
+  } | null;
+}
+
+/** The stored studies' verdicts: a few small rows, the summaries' placebo blocks cut out in the server. */
+const STUDIES = `(SELECT coalesce(json_agg(json_build_object('engine', engine_name, 'version', engine_version,
+    'computed_at', computed_at, 'placebo', (summary::jsonb -> 'placebo') - 'placebos')), '[]')
+  FROM event_studies)`;
 
 /** Seconds the oldest claimable delivery has waited (see HealthFacts.webhookLagS), as a subquery. */
 const WEBHOOK_LAG = `(SELECT extract(epoch FROM now() - min(d.next_attempt_at))::float8
@@ -26,9 +48,13 @@ const WEBHOOK_LAG = `(SELECT extract(epoch FROM now() - min(d.next_attempt_at)):
  * any worker keeps up, wherever it runs.
  */
 export async function healthFacts(db: Queryable, ingestBaseUrl: string | null): Promise<HealthFacts> {
-  const rows = await db.query<{ webhook_lag_s: number | null; ingest_progress_at: string | null }>(
+  const rows = await db.query<{
+    webhook_lag_s: number | null;
+    ingest_progress_at: string | null;
+    studies: StudyVerdict[];
+  }>(
     `SELECT
-       ${WEBHOOK_LAG} AS webhook_lag_s,
+       ${WEBHOOK_LAG} AS webhook_lag_s, ${STUDIES} AS studies,
        (SELECT max(updated_at) FROM ingest_checkpoints
         WHERE $1::text IS NOT NULL AND base_url = $1 AND date_type = 'last_modified_date'
        ) AS ingest_progress_at`,
@@ -37,6 +63,7 @@ export async function healthFacts(db: Queryable, ingestBaseUrl: string | null): 
   return {
     webhookLagS: rows[0]?.webhook_lag_s ?? null,
     ingestProgressAt: rows[0]?.ingest_progress_at ?? null,
+    studies: rows[0]?.studies ?? [],
   };
 }
 

@@ -48,6 +48,10 @@ export const KEYSETS = {
     name: 'regimes',
     columns: [col('r.as_of', 'date', true), col('r.contract_id', 'text', true)],
   },
+  predictions: {
+    name: 'predictions',
+    columns: [col('p.made_at', 'timestamptz', true), col('p.contract_id', 'text', true)],
+  },
   webhooks: {
     name: 'webhooks',
     columns: [col('w.created_at', 'timestamptz', false), col('w.id', 'uuid', false)],

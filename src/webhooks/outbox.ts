@@ -1,8 +1,17 @@
 import { forTier } from '../domain/field-tiers.ts';
 import { PLAN_LIMITS, reachesTier } from '../domain/plans.ts';
+import { PREDICTION_MODEL } from '../domain/prediction.ts';
 import { TIERS, type Tier } from '../domain/types.ts';
-import { Contract, type ContractDto, Signal, type SignalDto } from '../shapes/resources.ts';
+import {
+  Contract,
+  type ContractDto,
+  Prediction,
+  type PredictionDto,
+  Signal,
+  type SignalDto,
+} from '../shapes/resources.ts';
 import type { Queryable } from '../store/db.ts';
+import { predictionsOf } from '../store/predictions.ts';
 import { toContract, toSignal } from '../store/rows.ts';
 import { signalsWithContracts } from '../store/signals.ts';
 import { insertDeliveries, liveWebhooks } from '../store/webhooks.ts';
@@ -11,11 +20,12 @@ export const SIGNAL_CREATED = 'signal.created';
 
 /**
  * The documented payload (README "Webhooks"): the Signal as the API serves it to the webhook owner's
- * plan (src/domain/field-tiers.ts), never with its rationale whatever the plan, and its Contract.
+ * plan, never with its rationale whatever the plan, its Contract and the event's stored Prediction —
+ * each field under the tier policy of the owner's plan (src/domain/field-tiers.ts).
  */
 export interface SignalCreatedPayload {
   event: typeof SIGNAL_CREATED;
-  data: { signal: Omit<SignalDto, 'rationale'>; contract: ContractDto };
+  data: { signal: Omit<SignalDto, 'rationale'>; contract: ContractDto; prediction?: PredictionDto };
   /** Milliseconds since the epoch, when the delivery was enqueued. */
   ts: number;
 }
@@ -47,6 +57,11 @@ export async function enqueueSignalCreated(
   const hooks = (await liveWebhooks(tx)).filter((hook) => PLAN_LIMITS[hook.plan].maxWebhooks > 0);
   if (hooks.length === 0) return 0;
   const rows = await signalsWithContracts(tx, ids);
+  const predictions = await predictionsOf(
+    tx,
+    rows.map((r) => r.id),
+    PREDICTION_MODEL,
+  );
   const deliveries: {
     webhookId: string;
     event: string;
@@ -61,12 +76,14 @@ export async function enqueueSignalCreated(
     const { rationale: _rationale, ...signal } = full;
     const tier: Tier = isTier(signal.engine_tier) ? signal.engine_tier : 'intelligence';
     const contract = toContract(row);
+    const prediction = predictions.get(row.id);
+    const data = prediction ? { signal, contract, prediction } : { signal, contract };
     for (const hook of hooks) {
       if (!reachesTier(hook.plan, tier)) continue;
-      // Under the tier policy of the owner's plan, like an API read of theirs (src/domain/field-tiers.ts).
+      // Under the tier policy of the owner's plan, like an API read of theirs.
       const payload: SignalCreatedPayload = {
         event: SIGNAL_CREATED,
-        data: { signal: forTier('signal', signal, PLAN_LIMITS[hook.plan].tier), contract },
+        data: forTier('signal_created', data, PLAN_LIMITS[hook.plan].tier),
         ts: now.getTime(),
       };
       deliveries.push({ webhookId: hook.id, event: SIGNAL_CREATED, payload, suspended: hook.suspended });
@@ -77,6 +94,7 @@ export async function enqueueSignalCreated(
 
 const SIGNAL_KEYS = Object.keys(Signal.properties);
 const CONTRACT_KEYS = Object.keys(Contract.properties);
+const PREDICTION_KEYS = Object.keys(Prediction.properties);
 
 function ordered(value: unknown, keys: readonly string[], nested: Record<string, readonly string[]> = {}) {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
@@ -103,7 +121,11 @@ function ordered(value: unknown, keys: readonly string[], nested: Record<string,
 export function deliveryBody(payload: unknown): string {
   const top = ordered(payload, ['event', 'data', 'ts']) as Record<string, unknown> | null;
   if (top && typeof top === 'object' && 'data' in top) {
-    top.data = ordered(top.data, ['signal', 'contract'], { signal: SIGNAL_KEYS, contract: CONTRACT_KEYS });
+    top.data = ordered(top.data, ['signal', 'contract', 'prediction'], {
+      signal: SIGNAL_KEYS,
+      contract: CONTRACT_KEYS,
+      prediction: PREDICTION_KEYS,
+    });
   }
   return JSON.stringify(top);
 }

@@ -94,6 +94,7 @@ describe('dashboard signals: the API’s tiers for the signed-in plan', () => {
       [
         ['materiality', true],
         ['regime-aware', false],
+        ['announcement-size', true],
       ],
     );
   });
@@ -263,11 +264,36 @@ describe('evidence', () => {
       assert.ok(Math.abs(bucket.mean - 1.96 * bucket.se - (bucket.ciLow ?? Number.NaN)) < 1e-12);
     }
     assert.equal(panel.topMinusBottom?.significant, Math.abs(panel.topMinusBottom?.t ?? 0) >= 1.96);
+    // The top − bottom contrast beside 38 shifted-date placebos, and the verdict in words.
+    const placebo = body.study.placebo;
+    assert.ok(placebo);
+    assert.deepEqual([placebo.benchmark, placebo.horizon], ['SPY', 5]);
+    assert.equal(placebo.placebos.length, 38);
+    assert.ok(placebo.real.n > 100 && placebo.placebos.every((p) => p.diff !== null));
+    const beaten = placebo.placebos.filter((p) => (p.diff ?? 0) < (placebo.real.diff ?? 0)).length;
+    assert.equal(placebo.percentile, beaten / 38);
+    assert.equal(placebo.evidence, (placebo.percentile ?? 0) >= 0.95 && (placebo.real.t ?? 0) >= 2.5);
+    assert.match(placebo.verdict, placebo.evidence ? /^Evidence:/ : /^No evidence:/);
     const stored = await db.query<{ computed_at: string }>('SELECT computed_at FROM event_studies');
     assert.equal(stored.length, 1);
     // Read back, not redone: the same moment.
     const again = (await dashboard('free', '/evidence')).json() as { computed_at: string };
     assert.equal(again.computed_at, stored[0]?.computed_at);
+  });
+
+  test('a study stored before placebos were part of it is redone on the next request', async () => {
+    const version = getEngine('materiality')?.version ?? '';
+    await db.query(
+      `UPDATE event_studies SET summary = (summary::jsonb - 'placebo')::text, computed_at = '2000-01-01T00:00:00Z'
+       WHERE engine_name = 'materiality' AND engine_version = $1`,
+      [version],
+    );
+    const body = (await dashboard('developer', '/evidence')).json() as {
+      computed_at: string;
+      study: { placebo: unknown };
+    };
+    assert.notEqual(body.computed_at, '2000-01-01T00:00:00.000Z');
+    assert.ok(body.study.placebo);
   });
 
   test('an engine above the plan’s tier: 403 tier_required; on the intelligence tier, its study', async () => {
@@ -277,6 +303,27 @@ describe('evidence', () => {
     const ok = await dashboard('institutional', '/evidence?engine=regime-aware');
     assert.equal(ok.statusCode, 200);
     assert.equal((ok.json() as { engine: string }).engine, 'regime-aware');
+  });
+});
+
+describe('prediction track record', () => {
+  test('intelligence tier: the newest predictions oldest first and the API’s model block; below it 403', async () => {
+    const refused = await dashboard('developer', '/predictions');
+    assert.equal(refused.statusCode, 403);
+    assert.equal((refused.json() as Envelope).error.code, 'tier_required');
+    const res = await dashboard('institutional', '/predictions');
+    assert.equal(res.statusCode, 200);
+    const body = res.json() as { data: { made_at: string; contract_id: string }[]; model: unknown };
+    const api = (await keyed('institutional', '/predictions?limit=200')).json() as {
+      data: { contract_id: string }[];
+      model: unknown;
+    };
+    assert.deepEqual(body.model, api.model);
+    assert.ok(body.data.length >= api.data.length);
+    assert.deepEqual(
+      body.data.slice(-api.data.length).map((p) => p.contract_id),
+      api.data.map((p) => p.contract_id).reverse(),
+    );
   });
 });
 

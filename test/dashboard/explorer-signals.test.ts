@@ -196,7 +196,19 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
         (await page.locator('[data-verdict]').textContent()) ?? '',
         /not significant \(\|t\| < 1\.96\)/,
       );
+    const placebo = direct.summary.placebo;
+    assert.ok(placebo);
+    const said = page.locator('[data-evidence-verdict]');
+    assert.equal(
+      await said.getAttribute('data-evidence-verdict'),
+      placebo.evidence ? 'evidence' : 'no-evidence',
+    );
+    assert.equal((await said.textContent())?.trim(), placebo.verdict);
+    assert.equal(await page.locator('svg.placebo-chart [data-shift]').count(), 38);
+    assert.equal(await page.locator('svg.placebo-chart [data-real]').count(), 1);
     await shot('evidence');
+    await page.locator('[data-placebo]').scrollIntoViewIfNeeded();
+    await shot('evidence-placebo');
 
     await page.getByRole('button', { name: 'SPY' }).click();
     await page.waitForSelector('[data-panel="SPY:20"]');
@@ -225,6 +237,17 @@ describe('Explorer: Signals and Evidence in Chromium', { skip: process.env.CI ? 
     await shot('signals-intelligence');
     await open('#/evidence?engine=regime-aware');
     await page.waitForSelector('[data-panel]');
+    // The prediction track record: one interval per prediction with a passed horizon, the rolling coverage.
+    const judged = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM predictions p WHERE EXISTS (
+         SELECT 1 FROM candles k WHERE k.ticker = 'SPY' AND k.date > p.day0 OFFSET 4)`,
+    );
+    const shown = Number(await page.locator('[data-track]').getAttribute('data-track'));
+    assert.ok(shown >= 100 && shown <= (judged[0]?.n ?? 0), `${shown} judged predictions shown`);
+    assert.equal(await page.locator('svg.track-chart [data-prediction]').count(), shown);
+    assert.ok(Number(await page.locator('[data-rolling]').getAttribute('data-rolling')) > 0);
+    await page.locator('[data-track]').scrollIntoViewIfNeeded();
+    await shot('evidence-track');
     await setPlan('developer');
   });
 });

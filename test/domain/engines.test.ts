@@ -3,11 +3,18 @@ import { test } from 'node:test';
 import { classify } from '../../src/domain/classifier.ts';
 import { defaultEngine, ENGINES, engineNames, getEngine } from '../../src/domain/engines/index.ts';
 import { dollars } from '../../src/domain/engines/materiality.ts';
-import { type EngineInput, type EngineOutput, engineKey, type RegimeResult } from '../../src/domain/types.ts';
+import {
+  type Engine,
+  type EngineInput,
+  type EngineOutput,
+  engineKey,
+  type RegimeResult,
+} from '../../src/domain/types.ts';
 import { parseCsv, sharedData } from './fixtures.ts';
 
-const materiality = getEngine('materiality');
-const regimeAware = getEngine('regime-aware');
+/** Both score every event they are given (the type says so for the modules' own exports). */
+const materiality = getEngine('materiality') as Engine<EngineOutput> | undefined;
+const regimeAware = getEngine('regime-aware') as Engine<EngineOutput> | undefined;
 
 function input(
   overrides: Partial<EngineInput['contract']> = {},
@@ -43,8 +50,8 @@ function sumOf(out: EngineOutput): number {
   return out.rationale.reduce((s, r) => s + r.contribution, 0);
 }
 
-test('the registry lists both engines with materiality as the default', () => {
-  assert.deepEqual(engineNames(), ['materiality', 'regime-aware']);
+test('the registry lists the engines with materiality as the default', () => {
+  assert.deepEqual(engineNames(), ['materiality', 'regime-aware', 'announcement-size']);
   assert.equal(defaultEngine().name, 'materiality');
   assert.equal(ENGINES.filter((e) => e.isDefault).length, 1);
   assert.equal(getEngine('nope'), undefined);
@@ -53,6 +60,7 @@ test('the registry lists both engines with materiality as the default', () => {
     [
       ['materiality', '2.0.0', 'developer'],
       ['regime-aware', '1.1.0', 'intelligence'],
+      ['announcement-size', 'ann-size-1', 'developer'],
     ],
   );
 });

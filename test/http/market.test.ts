@@ -218,10 +218,14 @@ describe('GET /api/v1/regimes and /api/v1/predictions', () => {
     assert.equal((await getJson(client, '/api/v1/regimes?dominant=sideways')).status, 400);
   });
 
-  test('predictions are an empty set with a note', async () => {
-    const { status, body } = await getJson<{ data: unknown[]; note: string }>(client, '/api/v1/predictions');
+  test('predictions are a page of stored predictions with the model block (test/http/predictions.test.ts)', async () => {
+    const { status, body } = await getJson<{ data: unknown[]; model: { name: string }; note: string }>(
+      client,
+      '/api/v1/predictions',
+    );
     assert.equal(status, 200);
-    assert.deepEqual(body.data, []);
-    assert.match(body.note, /later phase/);
+    assert.ok(body.data.length > 0);
+    assert.equal(body.model.name, 'abnormal-return-5d');
+    assert.equal(typeof body.note, 'string');
   });
 });

@@ -1,6 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { getEngine } from '../../src/domain/engines/index.ts';
+import type { PlaceboSummary } from '../../src/evaluation/placebo.ts';
 import type { App } from '../../src/http/types.ts';
+import { recordEventStudy } from '../../src/services/evidence.ts';
 import type { Db } from '../../src/store/db.ts';
 import { closeApp, type Envelope, getJson, type Injector, openSeededApp } from '../support/app.ts';
 
@@ -32,10 +35,41 @@ describe('GET /api/v1/health', () => {
       [
         ['materiality', 'developer'],
         ['regime-aware', 'intelligence'],
+        ['announcement-size', 'developer'],
       ],
     );
     assert.ok(!Number.isNaN(Date.parse(body.now)));
     assert.ok(headers['x-request-id']);
+  });
+
+  test("each engine entry carries its stored study's placebo verdict; null before it was studied", async () => {
+    await db.query('DELETE FROM event_studies');
+    type Entry = { name: string; evidence: Record<string, unknown> | null };
+    const first = await getJson<{ engines: Entry[] }>(client, '/api/v1/health');
+    assert.deepEqual(
+      first.body.engines.map((e) => e.evidence),
+      [null, null, null],
+    );
+    const version = getEngine('materiality')?.version ?? '';
+    const study = await recordEventStudy(db, 'materiality', version, new Date('2026-11-27T10:00:00Z'));
+    const placebo = (JSON.parse(study.summary) as { placebo: PlaceboSummary }).placebo;
+    const { body } = await getJson<{ engines: Entry[] }>(client, '/api/v1/health');
+    assert.deepEqual(body.engines[0]?.evidence, {
+      verdict: placebo.verdict,
+      evidence: placebo.evidence,
+      benchmark: 'SPY',
+      horizon_days: 5,
+      top_minus_bottom: placebo.real.diff,
+      t: placebo.real.t,
+      contracts: placebo.real.n,
+      dates: placebo.real.dates,
+      placebo_percentile: placebo.percentile,
+      within_company: { top_minus_bottom: placebo.demeaned.diff, t: placebo.demeaned.t },
+      computed_at: '2026-11-27T10:00:00.000Z',
+      page: '/dashboard/#/evidence?engine=materiality',
+    });
+    assert.match(placebo.verdict, /^(No evidence|Evidence): /);
+    assert.equal(body.engines[1]?.evidence, null, 'regime-aware not studied yet');
   });
 });
 

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { gzipSync } from 'node:zlib';
+import { scoresSource } from '../../src/domain/engines/index.ts';
 import { addDays } from '../../src/domain/trailing.ts';
 import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
 import { FileFormatError, importAwardFile, importCandleFile } from '../../src/pipeline/import.ts';
@@ -93,7 +94,10 @@ describe('award files', () => {
     assert.equal(result.received, 31);
     assert.equal(result.inserted, 28);
     assert.equal(result.matched, 28);
-    assert.equal(result.signals_created, 28 * ctx.engines.length);
+    assert.equal(
+      result.signals_created,
+      28 * ctx.engines.filter((e) => scoresSource(e, 'usaspending')).length,
+    );
   });
 
   test('gzip is recognised by its bytes; a re-import changes nothing', async () => {
@@ -154,7 +158,7 @@ describe('award files', () => {
     await db.query('DELETE FROM signals WHERE contract_id = ANY($1::text[])', [ids()]);
     const rerun = await importAwardFile(ctx, csv);
     assert.deepEqual([stored.inserted, rerun.inserted, rerun.updated], [6, 0, 0]);
-    assert.equal(rerun.signals_created, 6 * ctx.engines.length);
+    assert.equal(rerun.signals_created, 6 * ctx.engines.filter((e) => scoresSource(e, 'usaspending')).length);
   });
 
   test('a file that is not an award file stops before importing anything', async () => {

@@ -1,9 +1,13 @@
 // Explorer · Evidence (#/evidence?engine=…&benchmark=…&window=…): the event study of an engine's
 // current version — mean abnormal return by signal-score bucket with 95 % confidence intervals, n per
-// bucket, one benchmark and window at a time, and a plain statement of what is not significant.
+// bucket, one benchmark and window at a time, and a plain statement of what is not significant; then the
+// top − bottom contrast beside its shifted-date placebos and the verdict in words ("no evidence" unless
+// it beats 95 % of them with t ≥ 2.5).
 
 import { ApiFailure, api, h, render, s, when } from './app.js';
+import { placeboSection } from './explorer-placebo.js';
 import { engineRefused } from './explorer-signals.js';
+import { trackSection } from './explorer-track.js';
 
 const Z = 1.96;
 const pct = (x, digits = 2) =>
@@ -175,6 +179,12 @@ function picker(label, options, chosen, go) {
 export async function evidenceView(params) {
   const engineName = params.get('engine') ?? '';
   let data;
+  // The track record is the intelligence tier's: a 403 shows a notice in its place.
+  const tracking = api('GET', '/predictions').catch((error) => {
+    if (error instanceof ApiFailure && error.status === 403) return null;
+    throw error;
+  });
+  tracking.catch(() => undefined);
   try {
     data = await api('GET', `/evidence${engineName ? `?engine=${encodeURIComponent(engineName)}` : ''}`);
   } catch (error) {
@@ -252,6 +262,8 @@ export async function evidenceView(params) {
         `${panel.priced} contracts priced.${excluded ? ` Excluded (no price data for the window): ${excluded}.` : ''}`,
       ),
     ),
+    placeboSection(study.placebo ?? null),
+    trackSection(await tracking),
     h(
       'p',
       { class: 'muted', 'data-computed': data.computed_at },

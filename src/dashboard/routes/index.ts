@@ -7,6 +7,7 @@ import { registerDeliveries } from './deliveries.ts';
 import { registerEvidence } from './evidence.ts';
 import { registerKeys } from './keys.ts';
 import { registerMe } from './me.ts';
+import { registerPredictions } from './predictions.ts';
 import { registerSignalStream } from './signal-stream.ts';
 import { registerSignals } from './signals.ts';
 import { registerSignin } from './signin.ts';
@@ -38,6 +39,7 @@ export function registerDashboard(app: App, services: Services): void {
   registerContracts(app, services);
   registerAdminUsers(app, services);
   registerSignals(app, services);
+  registerPredictions(app, services);
   registerSignalStream(app, services);
   registerEvidence(app, services);
 }

@@ -1,8 +1,9 @@
-import type { Engine } from '../types.ts';
+import type { Engine, EventSource } from '../types.ts';
+import { announcementSize } from './announcement-size.ts';
 import { materiality } from './materiality.ts';
 import { regimeAware } from './regime-aware.ts';
 
-export const ENGINES: readonly Engine[] = [materiality, regimeAware];
+export const ENGINES: readonly Engine[] = [materiality, regimeAware, announcementSize];
 
 export function getEngine(name: string): Engine | undefined {
   return ENGINES.find((engine) => engine.name === name);
@@ -16,3 +17,7 @@ export function defaultEngine(): Engine {
 export function engineNames(): string[] {
   return ENGINES.map((engine) => engine.name);
 }
+
+/** Whether `engine` scores events of `source` (an engine without `sources` scores every source). */
+export const scoresSource = (engine: Pick<Engine, 'sources'>, source: EventSource): boolean =>
+  engine.sources === undefined || engine.sources.includes(source);

@@ -56,7 +56,7 @@ const MATCH_FLOOR = 0.8;
 /** When the company has no trailing awards there is nothing to compare with: neutral. */
 const NEUTRAL = 0.5;
 
-export const materiality: Engine = {
+export const materiality: Engine<EngineOutput> = {
   name: 'materiality',
   version: '2.0.0',
   tier: 'developer',

@@ -29,7 +29,7 @@ const DEFENSE_LABELS = new Set<ClassificationLabel>([
   'electronics_comms',
 ]);
 
-export const regimeAware: Engine = {
+export const regimeAware: Engine<EngineOutput> = {
   name: 'regime-aware',
   // 1.1.0: built on materiality 2.0.0; its own regime rules are unchanged.
   version: '1.1.0',

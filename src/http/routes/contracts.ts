@@ -90,6 +90,8 @@ function rescore({ db, now, config }: Services): Handler<typeof rescoreSchema> {
     const engine = pickEngine(request, request.query.engine);
     const result = await scoreContract(db, request.params.id, engine, now(), config.signalThreshold);
     if (!result) throw errors.contractNotFound(request.params.id);
+    // An engine that does not score this event (announcement-size on an award): no signal to show.
+    if (!result.signal) throw errors.signalNotFound(request.params.id, engine.name);
     return { signal: visibleSignal(request, result.signal) };
   };
 }

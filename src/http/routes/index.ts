@@ -45,7 +45,7 @@ export function registerApi(app: App, services: Services): void {
   registerMarket(app, services);
   registerBenchmarks(app, services);
   registerRegimes(app, services);
-  registerPredictions(app);
+  registerPredictions(app, services);
   registerUsage(app, services);
   registerAdminUsers(app, services);
   registerAdminKeys(app, services);

@@ -7,6 +7,7 @@ import {
   Contract,
   Decay,
   EngineName,
+  Prediction,
   Regime,
   Signal,
   Tier,
@@ -34,6 +35,29 @@ export const ScoreResponse = Type.Object({ signal: Signal });
 export const CompanyResponse = Type.Object({ company: Company, recent_contracts: Type.Array(Contract) });
 
 export const CandleList = Type.Array(Candle);
+
+const Num = Nullable(Type.Number());
+
+/** What the engine version's stored event study says beside its shifted-date placebos (docs/EVALUATION.md). */
+const EngineEvidence = Type.Object(
+  {
+    verdict: Type.String({ description: 'In words: "Evidence: …" or "No evidence: …".' }),
+    evidence: Type.Boolean({
+      description: 'The real dates beat ≥ 95 % of the placebos and the date-clustered t is ≥ 2.5.',
+    }),
+    benchmark: Type.String(),
+    horizon_days: Type.Integer(),
+    top_minus_bottom: Num,
+    t: Num,
+    contracts: Type.Integer(),
+    dates: Type.Integer(),
+    placebo_percentile: Nullable(Type.Number({ minimum: 0, maximum: 1 })),
+    within_company: Type.Object({ top_minus_bottom: Num, t: Num }),
+    computed_at: Type.String({ format: 'date-time' }),
+    page: Type.String({ description: "The dashboard's Evidence page of the engine: the whole study." }),
+  },
+  { description: 'Null until the version has been studied (the Evidence page or `market-intel evaluate`).' },
+);
 
 const Detail = Type.Optional(Type.String({ description: 'What is wrong, when not ok.' }));
 
@@ -63,10 +87,56 @@ export const Health = Type.Object({
     }),
     detail: Detail,
   }),
-  engines: Type.Array(Type.Object({ name: EngineName, version: Type.String(), tier: Tier })),
+  engines: Type.Array(
+    Type.Object({
+      name: EngineName,
+      version: Type.String(),
+      tier: Tier,
+      evidence: Nullable(EngineEvidence),
+    }),
+  ),
   now: Type.String({ format: 'date-time' }),
 });
 
-export const Predictions = Type.Object({ data: Type.Array(Type.Unknown()), note: Type.String() });
+const Share = Nullable(Type.Number({ minimum: 0, maximum: 1 }));
+const Period = Type.Object({ from: Type.String({ format: 'date' }), to: Type.String({ format: 'date' }) });
+
+/** The prediction model served, how it was fixed and how its stored predictions have done since. */
+export const PredictionModelBlock = Type.Object({
+  name: Type.String(),
+  version: Type.String(),
+  benchmark: Type.String(),
+  horizon_days: Type.Integer(),
+  level: Type.Number(),
+  fit_period: Period,
+  out_of_sample: Type.Object(
+    {
+      from: Type.String({ format: 'date', description: 'Predictions made on or after this date count.' }),
+      n: Type.Integer({ description: 'Stored predictions made since `from` whose horizon has passed.' }),
+      coverage: Share,
+      mean_width: Nullable(Type.Number({ description: 'Mean high − low.' })),
+      unconditional: Type.Object({
+        low: Type.Number(),
+        high: Type.Number(),
+        width: Type.Number(),
+        coverage: Share,
+      }),
+      realized_spread: Nullable(
+        Type.Number({ description: "Spread of the realized values between the level's quantiles." }),
+      ),
+      skill_vs_zero: Nullable(
+        Type.Number({ description: '1 − squared error of the centre / that of a zero forecast.' }),
+      ),
+    },
+    { description: 'Recomputed from the stored predictions and the served closes at each request.' },
+  ),
+});
+
+export const Predictions = Type.Object({
+  data: Type.Array(Prediction),
+  pagination: Pagination,
+  model: PredictionModelBlock,
+  note: Type.String(),
+});
 
 export const Liveness = Type.Object({ ok: Type.Literal(true) });

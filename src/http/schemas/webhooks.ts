@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { Contract, Signal } from '../../shapes/resources.ts';
+import { Contract, Prediction, Signal } from '../../shapes/resources.ts';
 import { DELIVERY_STATUSES, WEBHOOK_STATES } from '../../store/webhooks.ts';
 import { SIGNAL_CREATED } from '../../webhooks/outbox.ts';
 import {
@@ -27,8 +27,19 @@ export const DeliveryStatus = StringEnum(DELIVERY_STATUSES);
 export const SignalCreatedEvent = Type.Object({
   event: Type.Literal(SIGNAL_CREATED),
   data: Type.Object(
-    { signal: Signal, contract: Contract },
-    { description: 'The new signal (never with `rationale`, whatever the tier) and its contract.' },
+    {
+      signal: Signal,
+      contract: Contract,
+      prediction: Type.Optional({
+        ...Prediction,
+        description:
+          "The event's stored prediction (GET /api/v1/predictions), when it has one and the receiver's plan reaches the intelligence tier.",
+      }),
+    },
+    {
+      description:
+        'The new signal (never with `rationale`, whatever the tier), its contract and, on the intelligence tier, its prediction.',
+    },
   ),
   ts: Type.Integer({ description: 'When the delivery was written, in milliseconds since the epoch.' }),
 });
