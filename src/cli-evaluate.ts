@@ -27,7 +27,7 @@ import { renderPlaceboMarkdown } from './evaluation/placebo-report.ts';
 import { isIsoDate } from './sources/candles.ts';
 import { loadStudyCloses, WIDE_CLOSES_FILE } from './sources/closes.ts';
 import { type Db, openDb } from './store/db.ts';
-import { CLUSTER_DIR } from './store/embedded-postgres.ts';
+import { clusterOf } from './store/embedded-postgres.ts';
 import {
   announcementCoverage,
   announcementEvents,
@@ -101,7 +101,7 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
       version,
       source: config.databaseUrl
         ? 'PostgreSQL (DATABASE_URL)'
-        : `embedded PostgreSQL ${path.join(config.dataDir, CLUSTER_DIR)}`,
+        : `embedded PostgreSQL ${clusterOf(config.dataDir)}`,
     };
     await mkdir(outDir, { recursive: true });
     await Promise.all([
@@ -179,7 +179,7 @@ async function evaluateAnnouncementsCommand(values: Values, config: Config): Pro
     const meta = {
       source: config.databaseUrl
         ? 'PostgreSQL (DATABASE_URL)'
-        : `embedded PostgreSQL ${path.join(config.dataDir, CLUSTER_DIR)}`,
+        : `embedded PostgreSQL ${clusterOf(config.dataDir)}`,
       prices: `yfinance adjusted closes (split- and dividend-adjusted), data/${WIDE_CLOSES_FILE}; SPY and ITA adj_close from data/candles/ (ITA's before 2020-10-26 without dividends)`,
     };
     await mkdir(outDir, { recursive: true });

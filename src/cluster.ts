@@ -17,7 +17,7 @@ import { type Config, ConfigError, MAX_HTTP_WORKERS } from './config.ts';
 import { MetricsHost } from './infra/cluster-metrics.ts';
 import { IpcLimiter, LimiterHost, processChannel } from './infra/ipc-limiter.ts';
 import { MemoryLimiter } from './infra/memory-limiter.ts';
-import { CLI_BIN, prepare } from './prepare.ts';
+import { CLI_BIN, prepare, progress } from './prepare.ts';
 import type { ServeOptions } from './server.ts';
 import { type Db, openDb } from './store/db.ts';
 
@@ -96,7 +96,7 @@ export async function serveCluster(config: Config, options: ServeOptions, worker
   // Workers are forked at once and load the app while this process starts the database and migrates;
   // each gets its assignment when both are done. The handle stays open while the cluster runs: what it
   // owns (a connection pool, the embedded server) outlives the workers that use the same database.
-  const preparing = openDb(config).then(async (db) => {
+  const preparing = openDb(config, { log: progress }).then(async (db) => {
     await prepare(db, config, options);
     return db;
   });

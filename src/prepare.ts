@@ -12,14 +12,18 @@ import type { Db } from './store/db.ts';
 import { isEmpty } from './store/market.ts';
 import { migrate } from './store/migrate.ts';
 
+/** A server's progress lines before it logs as JSON: opening the database, migrating, seeding. */
+export function progress(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
 /** Migrates, and seeds an empty database when asked; closes `db` when either fails. */
 export async function prepare(db: Db, config: Config, options: { seedIfEmpty: boolean }): Promise<void> {
-  const log = (line: string) => process.stderr.write(`${line}\n`);
   try {
     const applied = await migrate(db);
-    if (applied.length) log(`migrated: ${applied.join(', ')}`);
+    if (applied.length) progress(`migrated: ${applied.join(', ')}`);
     if (options.seedIfEmpty && (await isEmpty(db))) {
-      log('empty database: loading the demo data (runs once)');
+      progress('empty database: loading the demo data (runs once)');
       await seedInChild(db.url, config);
     }
     // Stored events the prediction engine has not predicted yet (an upgrade, a new model version).

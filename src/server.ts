@@ -3,7 +3,7 @@ import type { Config } from './config.ts';
 import type { LimiterChannel } from './infra/ipc-limiter.ts';
 import type { RateLimiter } from './infra/limiter.ts';
 import { type Scheduler, startIngestScheduler } from './pipeline/scheduler.ts';
-import { prepare } from './prepare.ts';
+import { prepare, progress } from './prepare.ts';
 import type { Db } from './store/db.ts';
 import { openDb } from './store/db.ts';
 import { migrate } from './store/migrate.ts';
@@ -21,7 +21,7 @@ export interface ServeOptions {
 
 /** Opens storage, migrates, seeds an empty database, listens, and shuts down cleanly on SIGINT/SIGTERM. */
 export async function serve(config: Config, options: ServeOptions): Promise<void> {
-  const db: Db = await openDb(config);
+  const db: Db = await openDb(config, { log: progress });
   await prepare(db, config, options);
   await listen(config, db, { background: options.worker });
 }
@@ -89,7 +89,7 @@ export async function listen(config: Config, db: Db, options: ListenOptions): Pr
  * `serve --no-worker` instances. SIGINT/SIGTERM stop claiming and wait for the attempts in flight.
  */
 export async function runWorker(config: Config): Promise<void> {
-  const db: Db = await openDb(config);
+  const db: Db = await openDb(config, { log: progress });
   const { default: pino } = await import('pino');
   const log = pino({ level: config.logLevel });
   try {

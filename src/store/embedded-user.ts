@@ -88,21 +88,25 @@ export function makeDataDir(dataDir: string, runAs: RunAs): void {
     fs.chmodSync(dataDir, (stat.mode & 0o7777) | 0o001);
 }
 
-/** Fails with the directory to open up when `runAs`'s user cannot reach each of `dirs`. */
+/**
+ * Fails, naming the blocking directory, when `runAs`'s user cannot reach each of `dirs`. After
+ * embedded-reach.ts has placed the binaries and the cluster this holds, unless the state directory
+ * itself was made private.
+ */
 export function assertReachable(runAs: RunAs, dirs: { path: string; what: string }[]): void {
   if (runAs.mode !== 'user') return;
   for (const dir of dirs) {
     if (canEnter(runAs, dir.path)) continue;
-    const blocked = firstBlocked(runAs, dir.path);
     throw new EmbeddedPostgresError(
       `PostgreSQL runs as the system user '${runAs.name}' (the service runs as root), which cannot reach ` +
-        `${dir.what} ${dir.path}: ${blocked} is private. Choose a location outside private directories, ` +
-        `let that user pass (chmod o+x ${blocked}, or setfacl -m u:${runAs.name}:x ${blocked}), or set DATABASE_URL`,
+        `${dir.what} ${dir.path}: ${firstBlocked(runAs, dir.path)} is private. Give that user search ` +
+        'permission there, or set DATABASE_URL',
     );
   }
 }
 
-function canEnter(runAs: { uid: number; gid: number }, dir: string): boolean {
+/** Whether `runAs`'s user can enter `dir` (search permission on it and every directory above). */
+export function canEnter(runAs: { uid: number; gid: number }, dir: string): boolean {
   const ids = { uid: runAs.uid, gid: runAs.gid };
   return spawnSync('/bin/sh', ['-c', 'test -x "$1"', 'sh', dir], { ...ids, ...PROBE, cwd: '/' }).status === 0;
 }

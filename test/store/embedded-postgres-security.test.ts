@@ -175,20 +175,23 @@ describe('embedded PostgreSQL: host user and roles', () => {
 });
 
 describe('embedded PostgreSQL: where its user cannot reach', () => {
-  test('a DATA_DIR inside a private directory stops the start, naming the directory and the fix', {
+  test('a DATA_DIR inside a private directory whose state directory is private too stops the start, naming it', {
     skip: !ROOT && 'needs root',
   }, async () => {
     const parent = tempDir();
     chmodSync(parent, 0o700);
     const dataDir = path.join(parent, 'data');
+    const stateDir = tempDir();
+    chmodSync(stateDir, 0o700);
     await assert.rejects(
-      startEmbedded(dataDir, { noSync: true }),
+      startEmbedded(dataDir, { noSync: true, stateDir }),
       new RegExp(
-        `the system user '${SERVICE_USER}' \\(the service runs as root\\), which cannot reach DATA_DIR ${dataDir}: ` +
-          `${parent} is private\\. .*chmod o\\+x ${parent}, or setfacl -m u:${SERVICE_USER}:x ${parent}`,
+        `the system user '${SERVICE_USER}' \\(the service runs as root\\), which cannot reach the directory of its ` +
+          `cluster, ${stateDir}/clusters: ${stateDir} is private\\. Give that user search permission there, or set DATABASE_URL`,
       ),
     );
     assert.equal(existsSync(path.join(dataDir, 'postgres')), false, 'nothing was initialised');
+    assert.deepEqual(readdirSync(path.join(stateDir, 'clusters')), [], 'nor there');
   });
 });
 

@@ -54,7 +54,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 30_000): Pr
 /** `serve` on `dataDir` (one process), resolved once it listens, with the port it took. */
 async function serve(
   dataDir: string,
-): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null> }> {
+): Promise<{ child: ChildProcess; port: number; exited: Promise<number | null>; stderr: () => string }> {
   const child = spawn(process.execPath, [BIN, 'serve', '--no-seed', '--workers', '1', '--port', '0'], {
     env: { ...process.env, DATA_DIR: dataDir, DATABASE_URL: '', REDIS_URL: '', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -74,7 +74,7 @@ async function serve(
       }
     });
   });
-  return { child, port, exited };
+  return { child, port, exited, stderr: () => stderr };
 }
 
 async function health(port: number): Promise<number> {
@@ -92,6 +92,9 @@ describe('embedded PostgreSQL', () => {
     assert.equal(pidFile.socketDir, cluster);
     assert.equal(readlinkSync(`/proc/${pidFile.pid}/cwd`), cluster);
     assert.equal(await health(server.port), 200);
+    await until('serve to say where it initialised PostgreSQL', () =>
+      server.stderr().includes(`initialised PostgreSQL in ${cluster}\n`),
+    );
 
     const db = await openDb({ databaseUrl: null, dataDir }, { attach: true });
     try {
