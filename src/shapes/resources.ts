@@ -4,6 +4,7 @@
  * outbox sends, and the HTTP layer validates and documents (its envelopes are in http/schemas).
  */
 import { type Static, Type } from 'typebox';
+import { DATE_BASES } from '../domain/dated-resolver.ts';
 import { engineNames } from '../domain/engines/index.ts';
 import { MATCH_METHODS } from '../domain/resolver.ts';
 import { CLASSIFICATION_LABELS, REGIME_NAMES, TIERS } from '../domain/types.ts';
@@ -26,12 +27,42 @@ export const EngineName = StringEnum(engineNames());
 export const Tier = StringEnum(TIERS);
 export const RegimeName = StringEnum(REGIME_NAMES);
 
+export const ResolvedEntity = Type.Object(
+  {
+    id: Type.String({ description: 'Identity id (data/identity/entities.csv).' }),
+    name: Type.String(),
+  },
+  {
+    description:
+      'The entity the recipient name identifies (a company or one of its units); null when only the undated resolver knows it.',
+  },
+);
+
+export const Resolution = Type.Object(
+  {
+    as_of: Type.String({ format: 'date', description: 'The date the owner was taken on.' }),
+    basis: StringEnum(DATE_BASES, {
+      description: 'award_date: the award’s own date; announcement_date: the DoD announcement’s.',
+    }),
+    resolver_version: Nullable(
+      Type.String({
+        description:
+          'Version of the resolver and identity data that resolved it; null before versions were stored.',
+      }),
+    ),
+  },
+  { description: 'How the point-in-time resolution was dated.' },
+);
+
 export const Contract = Type.Object({
   id: Type.String({
     description:
       'USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>.',
   }),
-  ticker: Type.String({ description: 'Ticker the recipient resolves to.' }),
+  ticker: Type.String({
+    description:
+      'Ticker of the company that owned the recipient on the award (or announcement) date, as it traded then: a 2010 award to Sikorsky is UTX (United Technologies), a 2017 award to Rockwell Collins is COL.',
+  }),
   recipient_name: Type.String(),
   award_date: Type.String({ format: 'date' }),
   contract_value: Type.Integer({ description: 'Current total value of the award in whole US dollars.' }),
@@ -68,6 +99,19 @@ export const Contract = Type.Object({
     }),
   ),
   link_method: Nullable(StringEnum(LINK_METHODS, { description: 'How the link was made.' })),
+  entity: Nullable(ResolvedEntity),
+  owner_name: Nullable(
+    Type.String({
+      description: 'The company whose stock carried the recipient on the date (the owner of `ticker`).',
+    }),
+  ),
+  series_ticker: Nullable(
+    Type.String({
+      description:
+        'The ticker of the shipped price series that holds the owner’s prices on the date (RTX for United Technologies, LHX for Harris); null when no series is shipped for that owner (the delisted RTN, LLL, COL…): its price joins are then empty.',
+    }),
+  ),
+  resolution: Resolution,
 });
 export type ContractDto = Static<typeof Contract>;
 

@@ -32,6 +32,10 @@ const CONTRACT = {
   available_at: '2026-11-26T05:50:29.065Z',
   linked_id: null,
   link_method: null,
+  entity: null,
+  owner_name: 'Lockheed Martin Corporation',
+  series_ticker: 'LMT',
+  resolution: { as_of: '2024-09-27', basis: 'award_date', resolver_version: 'pit-1-3f0c9a1d2b7e' },
 };
 
 const SIGNAL = {

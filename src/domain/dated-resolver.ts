@@ -1,0 +1,195 @@
+/**
+ * The resolver on a date: a recipient resolves to the entity its name identifies, then to whoever
+ * owned that entity on the award (or announcement) date and the ticker that owner traded under then.
+ * Names the identity data knows (data/identity/names.csv) come first; any other name goes through the
+ * undated resolver, whose ticker is then moved back to that registrant's listing on the date (Leidos
+ * traded as SAI before 2013-09-27; Booz Allen was not public before 2010-11-17). A ticker the identity
+ * data does not know is kept as the undated resolver gives it.
+ */
+import { createHash } from 'node:crypto';
+import {
+  type IdentityData,
+  type IdentityEntity,
+  type IdentityModel,
+  type IdentityName,
+  inSpan,
+  type JointVentureParent,
+  type NoTickerReason,
+  type OwnerAtDate,
+} from './identity.ts';
+import { nameTokens, normalizeName } from './names.ts';
+import type { Resolution, ResolveInput, Resolver } from './resolver.ts';
+
+/** Bumped when the resolution logic changes; the identity data's digest is appended to it. */
+export const RESOLVER_LOGIC_VERSION = 'pit-1';
+
+export const DATE_BASES = ['award_date', 'announcement_date'] as const;
+export type DateBasis = (typeof DATE_BASES)[number];
+
+export interface DatedInput extends ResolveInput {
+  date: string;
+  basis: DateBasis;
+}
+
+/** How the entity was found: a curated identity name, or the undated resolver's ticker mapped back in time. */
+export type IdentitySource = 'identity_name' | 'registrant_ticker' | 'undated';
+
+export interface DatedResolution extends Resolution {
+  entity: IdentityEntity | null;
+  owner: IdentityEntity | null;
+  /** The ticker whose shipped price series holds the owner's prices on the date, if any. */
+  series: string | null;
+  reason: NoTickerReason | null;
+  parents: JointVentureParent[];
+  asOf: string;
+  basis: DateBasis;
+  source: IdentitySource;
+}
+
+export interface DatedResolver {
+  readonly version: string;
+  readonly model: IdentityModel;
+  resolveAt(input: DatedInput): DatedResolution;
+}
+
+const IDENTITY_EXACT_CONFIDENCE = 0.99;
+const IDENTITY_PREFIX_CONFIDENCE = 0.95;
+const PARENT_FACTOR = 0.96;
+/** Words that make a name two companies' venture, not one company's unit. */
+const VENTURE_WORDS = new Set(['JV', 'JOINT', 'VENTURE', 'TEAM']);
+/** A single-word identity name starting a later part of a name marks a second company from this length. */
+const DISTINCT_WORD_LENGTH = 6;
+const MAX_NAME_WORDS = 4;
+
+interface NameHit {
+  entityId: string;
+  exact: boolean;
+}
+
+export function identityVersion(data: IdentityData): string {
+  const digest = createHash('sha256').update(JSON.stringify(data)).digest('hex').slice(0, 12);
+  return `${RESOLVER_LOGIC_VERSION}-${digest}`;
+}
+
+export function buildDatedResolver(base: Resolver, model: IdentityModel): DatedResolver {
+  const ventures = new Set(model.data.entities.filter((e) => e.kind === 'joint_venture').map((e) => e.id));
+  const names = new IdentityNames(model.data.names, ventures);
+  const version = identityVersion(model.data);
+
+  function fromOwner(
+    owner: OwnerAtDate,
+    match: Resolution,
+    input: DatedInput,
+    source: IdentitySource,
+  ): DatedResolution {
+    const ticker = owner.ticker;
+    return {
+      ...match,
+      ticker,
+      method: ticker === null ? 'none' : match.method,
+      entity: owner.entity,
+      owner: owner.owner,
+      series: owner.series,
+      reason: owner.reason,
+      parents: owner.parents,
+      asOf: input.date,
+      basis: input.basis,
+      source,
+    };
+  }
+
+  return {
+    version,
+    model,
+    resolveAt(input) {
+      const nameNorm = normalizeName(input.recipientName);
+      const own = names.match(nameNorm, input.date);
+      const undated = base.resolve(input);
+      const fromParent =
+        own === null && undated.method !== 'exact_alias' && undated.method !== 'fuzzy' && input.parentName
+          ? names.match(normalizeName(input.parentName), input.date)
+          : null;
+      const hit = own ?? fromParent;
+      if (hit !== null) {
+        const owner = model.ownerAt(hit.entityId, input.date);
+        if (owner !== null) {
+          const confidence =
+            (hit.exact ? IDENTITY_EXACT_CONFIDENCE : IDENTITY_PREFIX_CONFIDENCE) * (own ? 1 : PARENT_FACTOR);
+          const method = own ? 'exact_alias' : 'parent_alias';
+          return fromOwner(
+            owner,
+            { ticker: null, confidence: round4(confidence), method, nameNorm },
+            input,
+            'identity_name',
+          );
+        }
+      }
+      const registrant = undated.ticker === null ? undefined : model.entityOfTicker(undated.ticker);
+      const owner = registrant === undefined ? null : model.ownerAt(registrant.id, input.date);
+      if (owner !== null) return fromOwner(owner, undated, input, 'registrant_ticker');
+      return {
+        ...undated,
+        entity: null,
+        owner: null,
+        series: undated.ticker,
+        reason: null,
+        parents: [],
+        asOf: input.date,
+        basis: input.basis,
+        source: 'undated',
+      };
+    },
+  };
+}
+
+/** The identity names by normalized form, each with its validity span. */
+class IdentityNames {
+  private readonly byNorm = new Map<string, IdentityName[]>();
+
+  constructor(
+    rows: readonly IdentityName[],
+    private readonly ventures: ReadonlySet<string>,
+  ) {
+    for (const row of rows) {
+      const norm = normalizeName(row.name);
+      const list = this.byNorm.get(norm);
+      if (list === undefined) this.byNorm.set(norm, [row]);
+      else list.push(row);
+    }
+  }
+
+  /** The longest identity name the input is, or starts with (for prefix names), valid on `date`. */
+  match(norm: string, date: string): NameHit | null {
+    const tokens = nameTokens(norm);
+    for (let k = tokens.length; k > 0; k--) {
+      const rows = this.byNorm.get(tokens.slice(0, k).join(' '));
+      if (rows === undefined) continue;
+      const exact = k === tokens.length;
+      const row = rows.find((r) => inSpan(date, r.from, r.to) && (exact || r.match === 'prefix'));
+      if (row === undefined) continue;
+      if (!exact && !this.ventures.has(row.entityId) && this.namesSecondCompany(tokens.slice(k))) return null;
+      return { entityId: row.entityId, exact };
+    }
+    return null;
+  }
+
+  /** "RAYTHEON LOCKHEED MARTIN …", "… JV": the rest of the name holds another company's name or a venture word. */
+  private namesSecondCompany(rest: readonly string[]): boolean {
+    for (let i = 0; i < rest.length; i++) {
+      if (VENTURE_WORDS.has(rest[i] ?? '')) return true;
+      for (let length = 1; length <= MAX_NAME_WORDS && i + length <= rest.length; length++) {
+        const words = rest.slice(i, i + length);
+        if (
+          this.byNorm.has(words.join(' ')) &&
+          (length > 1 || (words[0] ?? '').length >= DISTINCT_WORD_LENGTH)
+        )
+          return true;
+      }
+    }
+    return false;
+  }
+}
+
+function round4(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}
