@@ -71,7 +71,7 @@ export interface CompanyResponse {
 export interface Contract {
   /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
   id: string;
-  /** Ticker the recipient resolves to. */
+  /** Ticker of the company that owned the recipient on the award (or announcement) date, as it traded then: a 2010 award to Sikorsky is UTX (United Technologies), a 2017 award to Rockwell Collins is COL. */
   ticker: string;
   recipient_name: string;
   /** @format date */
@@ -102,6 +102,10 @@ export interface Contract {
   available_at: string;
   linked_id: string | null;
   link_method: LinkMethod | null;
+  entity: ResolvedEntity | null;
+  owner_name: string | null;
+  series_ticker: string | null;
+  resolution: Resolution;
 }
 
 export interface ContractBundle {
@@ -313,6 +317,25 @@ export interface RegimeList {
 }
 
 export type RegimeName = "risk_on" | "risk_off" | "high_volatility" | "range_bound";
+
+/** How the point-in-time resolution was dated. */
+export interface Resolution {
+  /**
+   * The date the owner was taken on.
+   * @format date
+   */
+  as_of: string;
+  /** award_date: the award’s own date; announcement_date: the DoD announcement’s. */
+  basis: "award_date" | "announcement_date";
+  resolver_version: string | null;
+}
+
+/** The entity the recipient name identifies (a company or one of its units); null when only the undated resolver knows it. */
+export interface ResolvedEntity {
+  /** Identity id (data/identity/entities.csv). */
+  id: string;
+  name: string;
+}
 
 export type Scope = "read" | "write" | "admin";
 

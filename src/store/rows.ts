@@ -5,6 +5,13 @@ import { type JsonList, jsonInteger, jsonNumber, jsonObject, jsonString, jsonTim
 /** Rows resolved before dated resolution existed were resolved on their own date all the same. */
 const BASIS_SQL = `coalesce(c.resolution_basis, CASE WHEN c.source = 'announcement' THEN 'announcement_date' ELSE 'award_date' END)`;
 
+/**
+ * The ticker whose candles price a contract: the series holding its era owner's prices (United
+ * Technologies' awards are priced on RTX's series). An owner with no shipped series keeps its own
+ * ticker then (RTN, LLL…), which has no candles: its price joins are empty, never another company's.
+ */
+export const PRICE_TICKER_SQL = 'coalesce(c.series_ticker, c.ticker)';
+
 /** Column lists shared by every query that returns contracts or signals, so rows map one way. */
 export const CONTRACT_COLUMNS = `c.id, c.ticker, c.recipient_name, c.award_date, c.contract_value, c.awarding_agency,
   c.awarding_sub_agency, c.description, c.naics, c.psc, c.nlp_classification, c.match_confidence, c.match_method,
