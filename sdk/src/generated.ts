@@ -63,9 +63,49 @@ export interface Company {
   total_contract_value: number;
 }
 
+/** Point-in-time corporate history from the curated identity data. */
+export interface CompanyHistory {
+  entity_id: string;
+  name: string;
+  cik: string | null;
+  /** Listing eras of the registrant: a rename keeps the registrant and starts a new era. */
+  listings: Array<{
+    ticker: string;
+    exchange: string;
+    from: string | null;
+    to: string | null;
+    series_ticker: string | null;
+  }>;
+  /** Predecessors and acquisitions: what became part of it, with dates, oldest first. */
+  acquisitions: Array<{
+    entity_id: string;
+    name: string;
+    /** subsidiary, acquired, merged, spun_off, taken_private or joint_venture. */
+    relation: string;
+    from: string | null;
+    to: string | null;
+    share: number | null;
+    /** Public source of the event. */
+    source: string;
+  }>;
+  /** Who owned it, oldest first: its successor when it was acquired, merged or taken private. */
+  owners: Array<{
+    entity_id: string;
+    name: string;
+    /** subsidiary, acquired, merged, spun_off, taken_private or joint_venture. */
+    relation: string;
+    from: string | null;
+    to: string | null;
+    share: number | null;
+    /** Public source of the event. */
+    source: string;
+  }>;
+}
+
 export interface CompanyResponse {
   company: Company;
   recent_contracts: Contract[];
+  history: CompanyHistory | null;
 }
 
 export interface Contract {
@@ -702,7 +742,7 @@ export interface GetSignalsExportQuery {
 /** GET /api/v1/signals/export: Every signal of an engine's current version matching a filter, as one CSV or NDJSON download */
 export type GetSignalsExportResponse = string;
 
-/** GET /api/v1/companies/{ticker}: Company record with its 20 most recent contracts */
+/** GET /api/v1/companies/{ticker}: Company record with its 20 most recent contracts and its corporate history */
 export type GetCompaniesTickerResponse = CompanyResponse;
 
 /** Query of GET /api/v1/market/candles/{ticker}: Daily OHLCV candles, ascending by date */

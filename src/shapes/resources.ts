@@ -184,6 +184,49 @@ export const Company = Type.Object({
   total_contract_value: Type.Integer(),
 });
 
+const DateOrOpen = (description: string) => Nullable(Type.String({ format: 'date', description }));
+
+const HistoryEvent = Type.Object({
+  entity_id: Type.String(),
+  name: Type.String(),
+  relation: Type.String({
+    description: 'subsidiary, acquired, merged, spun_off, taken_private or joint_venture.',
+  }),
+  from: DateOrOpen('First day of the ownership (closing date); null: before the data begins.'),
+  to: DateOrOpen('First day it no longer held; null: still holds.'),
+  share: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'A joint venture stake, when known.' })),
+  source: Type.String({ description: 'Public source of the event.' }),
+});
+
+export const CompanyHistory = Type.Object(
+  {
+    entity_id: Type.String(),
+    name: Type.String(),
+    cik: Nullable(Type.String()),
+    listings: Type.Array(
+      Type.Object({
+        ticker: Type.String(),
+        exchange: Type.String(),
+        from: DateOrOpen('First day of the listing era; null: before the data begins.'),
+        to: DateOrOpen('First day after it; null: still listed.'),
+        series_ticker: Nullable(
+          Type.String({
+            description: 'The shipped price series holding this era (RTX for UTX); null: none.',
+          }),
+        ),
+      }),
+      { description: 'Listing eras of the registrant: a rename keeps the registrant and starts a new era.' },
+    ),
+    acquisitions: Type.Array(HistoryEvent, {
+      description: 'Predecessors and acquisitions: what became part of it, with dates, oldest first.',
+    }),
+    owners: Type.Array(HistoryEvent, {
+      description: 'Who owned it, oldest first: its successor when it was acquired, merged or taken private.',
+    }),
+  },
+  { description: 'Point-in-time corporate history from the curated identity data.' },
+);
+
 export const Candle = Type.Object({
   date: Type.String({ format: 'date' }),
   open: Type.Number(),

@@ -145,3 +145,59 @@ describe('an award resolves to the owner of its own date (every ownership edge, 
     assert.equal(body.contract.series_ticker, null);
   });
 });
+
+interface HistoryEvent {
+  entity_id: string;
+  relation: string;
+  from: string | null;
+}
+interface CompanyBody {
+  company: { ticker: string; name: string; cik: string | null; contract_count: number };
+  recent_contracts: { ticker: string }[];
+  history: {
+    entity_id: string;
+    listings: { ticker: string; from: string | null; to: string | null; series_ticker: string | null }[];
+    acquisitions: HistoryEvent[];
+    owners: HistoryEvent[];
+  } | null;
+}
+
+describe('GET /api/v1/companies/{ticker} shows the history', () => {
+  test('a registrant: listing eras across its rename, acquisitions with dates', async () => {
+    const { status, body } = await getJson<CompanyBody>(client, '/api/v1/companies/LHX');
+    assert.equal(status, 200);
+    assert.deepEqual(
+      body.history?.listings.map((l) => [l.ticker, l.from, l.to, l.series_ticker]),
+      [
+        ['HRS', null, '2019-06-29', 'LHX'],
+        ['LHX', '2019-06-29', null, 'LHX'],
+      ],
+    );
+    const acquired = body.history?.acquisitions.map((a) => [a.entity_id, a.relation, a.from]);
+    assert.deepEqual(acquired, [
+      ['exelis', 'acquired', '2015-05-29'],
+      ['l3', 'merged', '2019-06-29'],
+      ['aerojet_rocketdyne', 'acquired', '2023-07-28'],
+    ]);
+  });
+
+  test('a delisted ticker the identity data knows answers with its record, successor and contracts', async () => {
+    const { status, body } = await getJson<CompanyBody>(client, '/api/v1/companies/rtn');
+    assert.equal(status, 200);
+    assert.deepEqual(
+      [body.company.ticker, body.company.name, body.company.cik],
+      ['RTN', 'Raytheon Company', '0001047122'],
+    );
+    assert.deepEqual(
+      body.history?.owners.map((o) => [o.entity_id, o.relation, o.from]),
+      [['rtx', 'merged', '2020-04-03']],
+    );
+    assert.ok(body.company.contract_count > 0);
+    assert.ok(body.recent_contracts.length > 0 && body.recent_contracts.every((c) => c.ticker === 'RTN'));
+  });
+
+  test('a ticker neither the companies nor the identity data know is still 404', async () => {
+    const { status } = await getJson(client, '/api/v1/companies/QQQQZ');
+    assert.equal(status, 404);
+  });
+});

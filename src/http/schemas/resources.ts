@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import {
   Candle,
   Company,
+  CompanyHistory,
   Contract,
   Decay,
   EngineName,
@@ -28,7 +29,11 @@ export const ContractBundle = Type.Object({
   decay: Nullable(Decay),
 });
 export const ScoreResponse = Type.Object({ signal: Signal });
-export const CompanyResponse = Type.Object({ company: Company, recent_contracts: Type.Array(Contract) });
+export const CompanyResponse = Type.Object({
+  company: Company,
+  recent_contracts: Type.Array(Contract),
+  history: Nullable(CompanyHistory),
+});
 
 export const CandleList = Type.Array(Candle);
 
