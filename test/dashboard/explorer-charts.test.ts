@@ -290,6 +290,11 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     const first = data.candle_range?.first ?? '';
     const inRange = data.awards.filter((a) => a.award_date >= first);
     assert.equal(Number(await page.locator('#company-chart').getAttribute('data-markers')), inRange.length);
+    // Acquisitions are marked on the chart: Sikorsky (2015-11-06) and the ULA venture (2006-12-01).
+    const historyMarks = Number(await page.locator('#company-chart').getAttribute('data-history-marks'));
+    assert.ok(historyMarks >= 2, `${historyMarks} history marks`);
+    const history = await page.locator('#company-history li').allTextContents();
+    assert.ok(history.includes('2015-11-06 — acquired: Sikorsky Aircraft Corporation'), history.join(' | '));
     assert.ok(await page.locator('#regime-key').isVisible(), 'the regime band legend');
     assert.equal(await page.locator('[data-upgrade]').count(), 0);
     assert.equal(await page.locator('#totals-agency tbody tr').count(), data.totals.by_agency.length);

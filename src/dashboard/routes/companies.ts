@@ -6,10 +6,11 @@ import { errors } from '../../http/errors.ts';
 import { Query, TickerParam } from '../../http/schemas/common.ts';
 import type { App, Handler, Services } from '../../http/types.ts';
 import type { ResponseCache } from '../../infra/response-cache.ts';
+import { companyWithHistory } from '../../services/company.ts';
 import { regimeBand } from '../../services/regime-band.ts';
 import type { Queryable } from '../../store/db.ts';
 import { awardMarkersJson } from '../../store/events.ts';
-import { candleRange, companyTotals, getCompany } from '../../store/market.ts';
+import { candleRange, companyTotals } from '../../store/market.ts';
 import { requireSessionTier, sessionReaches } from '../plan-tier.ts';
 
 /** As many as /api/v1/companies/{ticker} lists. */
@@ -25,7 +26,7 @@ const companySchema = {
 };
 
 /**
- * The explorer's company page: the company and its recent contracts (as /api/v1/companies/{ticker}),
+ * The explorer's company page: the company, its recent contracts and history (as /api/v1/companies/{ticker}),
  * totals by agency and classification, every award as a chart marker with its default-engine score,
  * the span its candles cover, and the dominant market regime over that span on the tier of
  * /api/v1/regimes (null below it, with the tier that shows it).
@@ -45,7 +46,7 @@ function showCompany({ db }: Services, cache: ResponseCache | null): Handler<typ
     requireSessionTier(request, engine.tier, `engine ${engine.name}`);
     const ticker = request.params.ticker.toUpperCase();
     const [found, totals, markers, candles] = await Promise.all([
-      getCompany(db, ticker, RECENT_CONTRACTS),
+      companyWithHistory(db, ticker, RECENT_CONTRACTS),
       companyTotals(db, ticker),
       awardMarkersJson(db, ticker, engine.name, MAX_MARKERS),
       candleRange(db, ticker),
