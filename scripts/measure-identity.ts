@@ -18,7 +18,7 @@ import {
 import { loadIdentityEvaluation } from '../src/evaluation/identity-inputs.ts';
 
 const { values } = parseArgs({ options: { sample: { type: 'string' } } });
-const { dated, awards, announcements } = await loadIdentityEvaluation();
+const { dated, undated, awards, announcements } = await loadIdentityEvaluation();
 
 if (values.sample) {
   const n = Number(values.sample);
@@ -58,6 +58,11 @@ if (values.sample) {
       `recall ${(p.recall * 100).toFixed(1)} %; no-ticker labels left without a ticker ${p.noTickerKept}/${p.noTicker}\n`,
   );
   for (const e of p.errors) process.stdout.write(`  ✗ ${e}\n`);
+  const u = labelledPrecision(undated, labels);
+  process.stdout.write(
+    `without the identity data (today's owner): resolved ${u.resolved}, era-correct ${u.correct}: ` +
+      `precision ${(u.precision * 100).toFixed(1)} %, recall ${(u.recall * 100).toFixed(1)} %\n`,
+  );
 }
 
 /** n events spread over the dates (every k-th by date), distinct names first. */

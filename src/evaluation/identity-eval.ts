@@ -83,6 +83,8 @@ export function coverageOf(
 
 export interface IdentityLabel {
   name: string;
+  /** The parent name the award record gave, if any. */
+  parent: string | null;
   date: string;
   /** The owner's ticker on the date; null when it had none. */
   ticker: string | null;
@@ -98,6 +100,7 @@ export async function readLabels(file: URL = LABELS_FILE): Promise<IdentityLabel
     const ticker = (o.ticker ?? '').trim();
     return {
       name: o.name ?? '',
+      parent: (o.parent ?? '').trim() || null,
       date: o.date ?? '',
       ticker: ticker === '' ? null : ticker,
       owner: o.owner ?? '',
@@ -126,7 +129,7 @@ export function labelledPrecision(dated: DatedResolver, labels: readonly Identit
   for (const l of labels) {
     const got = dated.resolveAt({
       recipientName: l.name,
-      parentName: null,
+      parentName: l.parent,
       date: l.date,
       basis: 'award_date',
     }).ticker;

@@ -10,8 +10,13 @@ import { loadDemoCompanies } from '../sources/companies.ts';
 import { loadIdentityFiles } from '../sources/identity.ts';
 import type { IdentityEvent } from './identity-eval.ts';
 
+/** The shipped announcements begin in August 2014. */
+const ANNOUNCEMENTS_FROM = '2014-08-01';
+
 export async function loadIdentityEvaluation(dataDir = DEMO_DATA_DIR): Promise<{
   dated: DatedResolver;
+  /** The same resolver with no identity data: today's owner whatever the date (the baseline). */
+  undated: DatedResolver;
   awards: IdentityEvent[];
   announcements: IdentityEvent[];
 }> {
@@ -19,7 +24,7 @@ export async function loadIdentityEvaluation(dataDir = DEMO_DATA_DIR): Promise<{
     loadDemoCompanies(dataDir),
     loadIdentityFiles(dataDir),
     loadDemoAwards(dataDir),
-    loadDemoAnnouncements(dataDir, '1900-01-01'),
+    loadDemoAnnouncements(dataDir, ANNOUNCEMENTS_FROM),
   ]);
   const known = new Set(companies.map((c) => c.ticker));
   const base = buildResolver(
@@ -48,5 +53,9 @@ export async function loadIdentityEvaluation(dataDir = DEMO_DATA_DIR): Promise<{
       announcements.push({ name: a.name, parent: null, date: p.date, value: share, parsed: true });
     }
   }
-  return { dated, awards, announcements };
+  const undated = buildDatedResolver(
+    base,
+    new IdentityModel({ entities: [], listings: [], edges: [], names: [] }),
+  );
+  return { dated, undated, awards, announcements };
 }
