@@ -60,6 +60,7 @@ const VENTURE_WORDS = new Set(['JV', 'JOINT', 'VENTURE', 'TEAM']);
 /** A single-word identity name starting a later part of a name marks a second company from this length. */
 const DISTINCT_WORD_LENGTH = 6;
 const MAX_NAME_WORDS = 4;
+const NORM_CACHE_LIMIT = 100_000;
 
 interface NameHit {
   entityId: string;
@@ -98,16 +99,28 @@ export function buildDatedResolver(base: Resolver, model: IdentityModel): DatedR
     };
   }
 
+  // Ingest resolves the same spellings over and over: their normal form is kept (bounded).
+  const norms = new Map<string, string>();
+  const normalized = (raw: string): string => {
+    let norm = norms.get(raw);
+    if (norm === undefined) {
+      if (norms.size >= NORM_CACHE_LIMIT) norms.clear();
+      norm = normalizeName(raw);
+      norms.set(raw, norm);
+    }
+    return norm;
+  };
+
   return {
     version,
     model,
     resolveAt(input) {
-      const nameNorm = normalizeName(input.recipientName);
+      const nameNorm = normalized(input.recipientName);
       const own = names.match(nameNorm, input.date);
       const undated = base.resolve(input);
       const fromParent =
         own === null && undated.method !== 'exact_alias' && undated.method !== 'fuzzy' && input.parentName
-          ? names.match(normalizeName(input.parentName), input.date)
+          ? names.match(normalized(input.parentName), input.date)
           : null;
       const hit = own ?? fromParent;
       if (hit !== null) {
