@@ -94,6 +94,29 @@ describe('explorer API', () => {
     assert.deepEqual(page.candle_range, range);
   });
 
+  test('a renamed registrant: its chart marks the awards of its earlier era (priced on its series) and its history', async () => {
+    const page = (await get('developer', '/dashboard/api/companies/RTX')).json<
+      CompanyPage & { history: { listings: { ticker: string }[] } | null }
+    >();
+    const [stored] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM contracts WHERE ticker IN ('RTX', 'UTX')",
+    );
+    const [earlier] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM contracts WHERE ticker = 'UTX'",
+    );
+    assert.ok((earlier?.n ?? 0) > 0, 'the demo data has United Technologies-era awards');
+    assert.equal(page.awards.length, stored?.n);
+    assert.deepEqual(
+      page.awards.map((a) => a.award_date),
+      page.awards.map((a) => a.award_date).sort(),
+      'oldest first',
+    );
+    assert.deepEqual(
+      page.history?.listings.map((l) => l.ticker),
+      ['UTX', 'RTX'],
+    );
+  });
+
   test('the regime band is for the intelligence tier, as /api/v1/regimes: spans covering the candles', async () => {
     const below = (await get('developer', '/dashboard/api/companies/LMT')).json<CompanyPage>();
     assert.equal(below.regimes, null);

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { CompanyHistory } from '../../domain/company-history.ts';
 import { defaultEngine } from '../../domain/engines/index.ts';
 import type { RegimeSpan } from '../../domain/regime-band.ts';
 import { access } from '../../http/access.ts';
@@ -52,6 +53,12 @@ function showCompany({ db }: Services, cache: ResponseCache | null): Handler<typ
       candleRange(db, ticker),
     ]);
     if (!found) throw errors.unknownTicker(ticker);
+    const awards = [
+      ...(JSON.parse(markers.json) as AwardMarker[]),
+      ...(await earlierEraMarkers(db, found.history, ticker, engine.name)),
+    ].sort((a, b) =>
+      a.award_date === b.award_date ? a.id.localeCompare(b.id) : a.award_date.localeCompare(b.award_date),
+    );
     const regimes =
       candles && sessionReaches(request, REGIME_TIER)
         ? await cachedBand(db, cache, candles.first, candles.last)
@@ -60,12 +67,37 @@ function showCompany({ db }: Services, cache: ResponseCache | null): Handler<typ
       ...found,
       totals,
       engine: engine.name,
-      awards: JSON.parse(markers.json) as unknown[],
+      awards,
       candle_range: candles,
       regime_tier: REGIME_TIER,
       regimes,
     };
   };
+}
+
+interface AwardMarker {
+  id: string;
+  award_date: string;
+}
+
+/**
+ * The awards of the registrant's earlier listing eras whose prices are in this ticker's series: a 2010
+ * award to Sikorsky (ticker then UTX) is marked on RTX's chart, whose candles before 2020-04-03 are
+ * United Technologies'.
+ */
+async function earlierEraMarkers(
+  db: Queryable,
+  history: CompanyHistory | null,
+  ticker: string,
+  engine: string,
+): Promise<AwardMarker[]> {
+  const earlier = new Set(
+    (history?.listings ?? [])
+      .filter((l) => l.series_ticker === ticker && l.ticker !== ticker)
+      .map((l) => l.ticker),
+  );
+  const lists = await Promise.all([...earlier].map((t) => awardMarkersJson(db, t, engine, MAX_MARKERS)));
+  return lists.flatMap((list) => JSON.parse(list.json) as AwardMarker[]);
 }
 
 /**
