@@ -57,6 +57,8 @@ const IDENTITY_PREFIX_CONFIDENCE = 0.95;
 const PARENT_FACTOR = 0.96;
 /** Words that make a name two companies' venture, not one company's unit. */
 const VENTURE_WORDS = new Set(['JV', 'JOINT', 'VENTURE', 'TEAM']);
+/** Words after which a name gives its owner. */
+const PARENT_WORDS = new Set(['SUBSIDIARY', 'DIVISION', 'UNIT', 'OWNED']);
 /** A single-word identity name starting a later part of a name marks a second company from this length. */
 const DISTINCT_WORD_LENGTH = 6;
 const MAX_NAME_WORDS = 4;
@@ -186,12 +188,18 @@ class IdentityNames {
     return null;
   }
 
-  /** "RAYTHEON LOCKHEED MARTIN …", "… JV": the rest of the name holds another company's name or a venture word. */
+  /**
+   * "RAYTHEON LOCKHEED MARTIN …", "… JV": the rest of the name holds another company's name or a venture
+   * word. What follows "SUBSIDIARY", "DIVISION", "UNIT" or "OWNED" names the parent ("SIKORSKY AIRCRAFT
+   * CORP A SUBSIDIARY OF UNITED TECHNOLOGIES"), not a partner: it is not looked at.
+   */
   private namesSecondCompany(rest: readonly string[]): boolean {
-    for (let i = 0; i < rest.length; i++) {
-      if (VENTURE_WORDS.has(rest[i] ?? '')) return true;
-      for (let length = 1; length <= MAX_NAME_WORDS && i + length <= rest.length; length++) {
-        const words = rest.slice(i, i + length);
+    const end = rest.findIndex((t) => PARENT_WORDS.has(t));
+    const own = end < 0 ? rest : rest.slice(0, end);
+    for (let i = 0; i < own.length; i++) {
+      if (VENTURE_WORDS.has(own[i] ?? '')) return true;
+      for (let length = 1; length <= MAX_NAME_WORDS && i + length <= own.length; length++) {
+        const words = own.slice(i, i + length);
         if (
           this.byNorm.has(words.join(' ')) &&
           (length > 1 || (words[0] ?? '').length >= DISTINCT_WORD_LENGTH)

@@ -192,3 +192,26 @@ describe('resolution on a date', () => {
     assert.match(dated.version, /^pit-1-[0-9a-f]{12}$/);
   });
 });
+
+describe('names as announcements write them', () => {
+  test('a subsidiary named with its parent, a location or a venture', () => {
+    assert.equal(
+      at(
+        'Sikorsky Aircraft Corp., a subsidiary of United Technologies Corp., Stratford, Connecticut',
+        '2010-06-01',
+      ).ticker,
+      'UTX',
+    );
+    assert.equal(
+      at(
+        'McDonnell Douglas Corp., a wholly owned subsidiary of The Boeing Co., St. Louis, Missouri',
+        '2002-06-01',
+      ).ticker,
+      'BA',
+    );
+    assert.equal(at('Raytheon Co., Tucson, Arizona', '2003-06-01').ticker, 'RTN');
+    assert.equal(at('DynCorp, Reston, Virginia', '2002-06-01').reason, 'private');
+    assert.equal(at('DynCorp, Reston, Virginia', '2004-06-01').ticker, 'CSC');
+    assert.equal(at('Gulfstream Aerospace Corp., Savannah, Georgia', '1998-06-01').ticker, 'GAC');
+  });
+});
