@@ -14,6 +14,7 @@ import {
   regimeLabel,
   upgradeNotice,
 } from './explorer-charts.js';
+import { HISTORY_COLOR, historyEvents, historySection } from './explorer-history.js';
 
 const BENCHMARKS = ['ITA', 'SPY'];
 const RANGES = [
@@ -292,59 +293,6 @@ function setMarkers(view) {
   const box = document.getElementById('company-chart');
   box?.setAttribute('data-markers', String(shown.length));
   box?.setAttribute('data-history-marks', String(events.length));
-}
-
-const HISTORY_COLOR = '#3b3b3b';
-const RELATION_VERBS = {
-  acquired: 'acquired',
-  merged: 'merged in',
-  subsidiary: 'unit',
-  spun_off: 'spun off to it',
-  joint_venture: 'venture stake',
-  taken_private: 'taken private',
-};
-
-/**
- * The dated corporate events of the company: what it acquired or merged (their closing dates), a new
- * listing era (a rename: UTX → RTX), and who took it over. Each is marked on the chart above its day.
- */
-function historyEvents(history) {
-  if (!history) return [];
-  const events = [];
-  for (const a of history.acquisitions) {
-    if (a.from)
-      events.push({ date: a.from, label: `${RELATION_VERBS[a.relation] ?? a.relation}: ${a.name}` });
-  }
-  history.listings.forEach((l, i) => {
-    if (i > 0 && l.from)
-      events.push({ date: l.from, label: `now ${l.ticker} (was ${history.listings[i - 1].ticker})` });
-  });
-  for (const o of history.owners) {
-    if (o.from)
-      events.push({ date: o.from, label: `${RELATION_VERBS[o.relation] ?? o.relation} by ${o.name}` });
-  }
-  return events.sort((a, b) => a.date.localeCompare(b.date));
-}
-
-function historySection(history) {
-  const events = historyEvents(history);
-  if (!history || (events.length === 0 && history.listings.length < 2)) return null;
-  return h(
-    'section',
-    { class: 'card', id: 'company-history' },
-    h('h2', {}, 'Corporate history'),
-    h(
-      'p',
-      { class: 'muted' },
-      `Listings: ${history.listings.map((l) => `${l.ticker} ${l.from ?? '…'} → ${l.to ?? 'today'}`).join('; ')}. `,
-      'Awards are credited to the company that owned the recipient on the award date.',
-    ),
-    h(
-      'ul',
-      {},
-      events.map((e) => h('li', { 'data-history-date': e.date }, `${e.date} — ${e.label}`)),
-    ),
-  );
 }
 
 function drawRegimes(view, chart, HistogramSeries) {
