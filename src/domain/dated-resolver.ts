@@ -76,7 +76,11 @@ export function identityVersion(data: IdentityData): string {
 
 export function buildDatedResolver(base: Resolver, model: IdentityModel): DatedResolver {
   const ventures = new Set(model.data.entities.filter((e) => e.kind === 'joint_venture').map((e) => e.id));
-  const names = new IdentityNames(model.data.names, ventures);
+  const sameOwner = (a: string, b: string, date: string): boolean => {
+    const owner = model.ownerAt(a, date)?.owner.id;
+    return owner !== undefined && owner === model.ownerAt(b, date)?.owner.id;
+  };
+  const names = new IdentityNames(model.data.names, ventures, sameOwner);
   const version = identityVersion(model.data);
 
   function fromOwner(
@@ -164,6 +168,8 @@ class IdentityNames {
   constructor(
     rows: readonly IdentityName[],
     private readonly ventures: ReadonlySet<string>,
+    /** Whether two entities had the same owner on a date (a unit named with its parent is one company). */
+    private readonly sameOwner: (a: string, b: string, date: string) => boolean,
   ) {
     for (const row of rows) {
       const norm = normalizeName(row.name);
@@ -182,7 +188,12 @@ class IdentityNames {
       const exact = k === tokens.length;
       const row = rows.find((r) => inSpan(date, r.from, r.to) && (exact || r.match === 'prefix'));
       if (row === undefined) continue;
-      if (!exact && !this.ventures.has(row.entityId) && this.namesSecondCompany(tokens.slice(k))) return null;
+      if (
+        !exact &&
+        !this.ventures.has(row.entityId) &&
+        this.namesSecondCompany(tokens.slice(k), row.entityId, date)
+      )
+        return null;
       return { entityId: row.entityId, exact };
     }
     return null;
@@ -191,19 +202,19 @@ class IdentityNames {
   /**
    * "RAYTHEON LOCKHEED MARTIN …", "… JV": the rest of the name holds another company's name or a venture
    * word. What follows "SUBSIDIARY", "DIVISION", "UNIT" or "OWNED" names the parent ("SIKORSKY AIRCRAFT
-   * CORP A SUBSIDIARY OF UNITED TECHNOLOGIES"), not a partner: it is not looked at.
+   * CORP A SUBSIDIARY OF UNITED TECHNOLOGIES"), not a partner: it is not looked at; nor is a name of the
+   * same owner that day ("UNITED TECHNOLOGIES CORP PRATT AND WHITNEY MILITARY ENGINES").
    */
-  private namesSecondCompany(rest: readonly string[]): boolean {
+  private namesSecondCompany(rest: readonly string[], entityId: string, date: string): boolean {
     const end = rest.findIndex((t) => PARENT_WORDS.has(t));
     const own = end < 0 ? rest : rest.slice(0, end);
     for (let i = 0; i < own.length; i++) {
       if (VENTURE_WORDS.has(own[i] ?? '')) return true;
       for (let length = 1; length <= MAX_NAME_WORDS && i + length <= own.length; length++) {
         const words = own.slice(i, i + length);
-        if (
-          this.byNorm.has(words.join(' ')) &&
-          (length > 1 || (words[0] ?? '').length >= DISTINCT_WORD_LENGTH)
-        )
+        if (length === 1 && (words[0] ?? '').length < DISTINCT_WORD_LENGTH) continue;
+        const rows = this.byNorm.get(words.join(' ')) ?? [];
+        if (rows.some((r) => inSpan(date, r.from, r.to) && !this.sameOwner(entityId, r.entityId, date)))
           return true;
       }
     }

@@ -215,3 +215,17 @@ describe('names as announcements write them', () => {
     assert.equal(at('Gulfstream Aerospace Corp., Savannah, Georgia', '1998-06-01').ticker, 'GAC');
   });
 });
+
+test('a unit named with its parent of that day is one company, not a venture', () => {
+  assert.equal(
+    at(
+      'United Technologies Corp., Pratt & Whitney Military Engines, East Hartford, Connecticut',
+      '2016-06-01',
+    ).ticker,
+    'UTX',
+  );
+  assert.equal(at('Pratt & Whitney Rocketdyne, a United Technologies company', '2010-06-01').ticker, 'UTX');
+  assert.equal(at('Raytheon Lockheed Martin Javelin JV', '2016-06-01').reason, 'joint_venture');
+  assert.equal(at('Health Net Federal Services LLC', '2015-06-01').ticker, 'HNT');
+  assert.equal(at('Health Net Federal Services LLC', '2017-06-01').ticker, 'CNC');
+});
