@@ -68,7 +68,11 @@ if (values.sample) {
 /** n events spread over the dates (every k-th by date), distinct names first. */
 function spread(events: readonly IdentityEvent[], n: number): IdentityEvent[] {
   const seen = new Set<string>();
-  const distinct = events.filter((e) => (seen.has(e.name) ? false : (seen.add(e.name), true)));
+  const distinct = events.filter((e) => {
+    if (seen.has(e.name)) return false;
+    seen.add(e.name);
+    return true;
+  });
   const step = Math.max(1, Math.floor(distinct.length / n));
   return distinct.filter((_, i) => i % step === 0).slice(0, n);
 }

@@ -39,9 +39,7 @@ export async function reresolve(
   const ctx = await createPipelineContext(db, { signalThreshold: options.signalThreshold, now: options.now });
   const previousVersion = await storedResolverVersion(db);
   const rows = await storedResolutions(db);
-  const changes = rows
-    .map((row) => changeOf(ctx, row))
-    .filter((c): c is ResolutionChange => c !== null);
+  const changes = rows.map((row) => changeOf(ctx, row)).filter((c): c is ResolutionChange => c !== null);
   for (let i = 0; i < changes.length; i += BATCH) await writeResolutions(db, changes.slice(i, i + BATCH));
   const moved = changes.filter((c) => c.moved);
   const rescore = moved.filter((c) => c.ticker !== null).map((c) => c.id);
