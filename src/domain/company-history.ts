@@ -34,9 +34,17 @@ export interface CompanyHistory {
   owners: HistoryEvent[];
 }
 
-/** The history of the registrant that trades, or last traded, as `ticker`; null when the data does not know it. */
-export function companyHistory(model: IdentityModel, ticker: string): CompanyHistory | null {
-  const entity = model.entityOfTicker(ticker);
+/**
+ * The history of the registrant that trades as `ticker` today, or with `delisted`, of the one that last
+ * traded as it; null when the data does not know it. A listed company is never given the history of a
+ * delisted one that once used its ticker (today's GM is not the General Motors of 1908–2009).
+ */
+export function companyHistory(
+  model: IdentityModel,
+  ticker: string,
+  delisted = false,
+): CompanyHistory | null {
+  const entity = delisted ? model.entityOfTicker(ticker) : model.currentEntityOfTicker(ticker);
   if (entity === undefined) return null;
   const name = (id: string) => model.entities.get(id)?.name ?? id;
   const event = (edge: OwnershipEdge, id: string): HistoryEvent => ({

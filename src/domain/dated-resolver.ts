@@ -143,7 +143,7 @@ export function buildDatedResolver(base: Resolver, model: IdentityModel): DatedR
           );
         }
       }
-      const registrant = undated.ticker === null ? undefined : model.entityOfTicker(undated.ticker);
+      const registrant = undated.ticker === null ? undefined : model.currentEntityOfTicker(undated.ticker);
       const owner = registrant === undefined ? null : model.ownerAt(registrant.id, input.date);
       if (owner !== null) return fromOwner(owner, undated, input, 'registrant_ticker');
       return {

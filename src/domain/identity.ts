@@ -142,6 +142,16 @@ export class IdentityModel {
     return era === undefined ? undefined : this.entities.get(era.entityId);
   }
 
+  /**
+   * The registrant trading under `ticker` today. A ticker whose era in this data has ended belongs today
+   * to someone else, if anyone (MD was McDonnell Douglas's and is now another company's; GM was the old
+   * General Motors'): the undated resolver's tickers, which are today's, are never taken to it.
+   */
+  currentEntityOfTicker(ticker: string): IdentityEntity | undefined {
+    const era = this.byTicker.get(ticker);
+    return era === undefined || era.to !== null ? undefined : this.entities.get(era.entityId);
+  }
+
   listingAt(entityId: string, date: string): ListingEra | undefined {
     return this.listings(entityId).find((l) => inSpan(date, l.from, l.to));
   }

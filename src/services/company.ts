@@ -12,8 +12,8 @@ import { type CompanyRecord, getCompany, getTickerContracts } from '../store/mar
 export async function companyWithHistory(db: Queryable, ticker: string, recent: number) {
   const [stored, identity] = await Promise.all([getCompany(db, ticker, recent), loadIdentity(db)]);
   const model = new IdentityModel(identity);
-  const history = companyHistory(model, ticker);
-  if (stored) return { ...stored, history };
+  if (stored) return { ...stored, history: companyHistory(model, ticker) };
+  const history = companyHistory(model, ticker, true);
   if (history === null) return null;
   const listing = [...history.listings].reverse().find((l) => l.ticker === ticker);
   const record: CompanyRecord = {

@@ -19,6 +19,8 @@ before(async () => {
       { aliasNorm: 'BOOZ ALLEN HAMILTON', ticker: 'BAH', source: 'test' },
       { aliasNorm: 'GENERAL DYNAMICS', ticker: 'GD', source: 'test' },
       { aliasNorm: 'PALANTIR', ticker: 'PLTR', source: 'test' },
+      { aliasNorm: 'GENERAL MOTORS', ticker: 'GM', source: 'test' },
+      { aliasNorm: 'PEDIATRIX MEDICAL GROUP', ticker: 'MD', source: 'test' },
     ],
     [],
   );
@@ -228,4 +230,10 @@ test('a unit named with its parent of that day is one company, not a venture', (
   assert.equal(at('Raytheon Lockheed Martin Javelin JV', '2016-06-01').reason, 'joint_venture');
   assert.equal(at('Health Net Federal Services LLC', '2015-06-01').ticker, 'HNT');
   assert.equal(at('Health Net Federal Services LLC', '2017-06-01').ticker, 'CNC');
+});
+
+test("a ticker whose era in the identity data has ended is someone else's today: the undated match stands", () => {
+  assert.equal(at('GENERAL MOTORS LLC', '2024-06-01').ticker, 'GM');
+  assert.equal(at('PEDIATRIX MEDICAL GROUP INC', '2024-06-01').ticker, 'MD');
+  assert.equal(at('PEDIATRIX MEDICAL GROUP INC', '2024-06-01').entity, null);
 });

@@ -196,6 +196,12 @@ describe('GET /api/v1/companies/{ticker} shows the history', () => {
     assert.ok(body.recent_contracts.length > 0 && body.recent_contracts.every((c) => c.ticker === 'RTN'));
   });
 
+  test('a listed company is not given the history of a delisted one that once used its ticker', async () => {
+    const { status, body } = await getJson<CompanyBody>(client, '/api/v1/companies/GM');
+    assert.equal(status, 200);
+    assert.equal(body.history, null, 'today’s GM is not the General Motors of 1908–2009');
+  });
+
   test('a ticker neither the companies nor the identity data know is still 404', async () => {
     const { status } = await getJson(client, '/api/v1/companies/QQQQZ');
     assert.equal(status, 404);
