@@ -1,7 +1,7 @@
 /**
  * The curated identity files (data/identity/*.csv, see data/SOURCES.md): entities, listing eras,
- * dated ownership edges and the recipient names that identify an entity. Parsed as given; the
- * checks of their shape and consistency are `checkIdentity`'s (src/domain/identity-check.ts).
+ * dated ownership edges and the recipient names that identify an entity. The checks of their shape
+ * and consistency are `checkIdentity`'s (src/domain/identity-check.ts).
  */
 import { join } from 'node:path';
 import type {
@@ -13,6 +13,7 @@ import type {
   ListingEra,
   OwnershipEdge,
 } from '../domain/identity.ts';
+import { checkIdentity } from '../domain/identity-check.ts';
 import { parseCsv, rowToObject } from './csv.ts';
 import { readTextFile } from './files.ts';
 
@@ -68,8 +69,20 @@ export function toName(r: Record<string, string>): IdentityName {
   };
 }
 
-/** Reads `<dataDir>/identity/`. */
+/** Reads `<dataDir>/identity/` and refuses data that contradicts itself (see `checkIdentity`). */
 export async function loadIdentityFiles(dataDir: string): Promise<IdentityData> {
+  const data = await readIdentityFiles(dataDir);
+  const problems = checkIdentity(data);
+  if (problems.length > 0) {
+    throw new Error(
+      `identity data in ${join(dataDir, 'identity')} is inconsistent:\n  ${problems.join('\n  ')}`,
+    );
+  }
+  return data;
+}
+
+/** Reads `<dataDir>/identity/` as it is. */
+export async function readIdentityFiles(dataDir: string): Promise<IdentityData> {
   const dir = join(dataDir, 'identity');
   const [entities, listings, edges, names] = await Promise.all(IDENTITY_FILES.map((f) => rows(dir, f)));
   return {

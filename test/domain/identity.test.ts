@@ -5,14 +5,14 @@ import { buildDatedResolver, type DatedResolver } from '../../src/domain/dated-r
 import { type IdentityData, IdentityModel } from '../../src/domain/identity.ts';
 import { checkIdentity } from '../../src/domain/identity-check.ts';
 import { buildResolver } from '../../src/domain/resolver.ts';
-import { loadIdentityFiles } from '../../src/sources/identity.ts';
+import { loadIdentityFiles, readIdentityFiles } from '../../src/sources/identity.ts';
 
 const DATA_DIR = fileURLToPath(new URL('../../data/', import.meta.url));
 
 let data: IdentityData;
 let dated: DatedResolver;
 before(async () => {
-  data = await loadIdentityFiles(DATA_DIR);
+  data = await readIdentityFiles(DATA_DIR);
   const base = buildResolver(
     [
       { aliasNorm: 'LOCKHEED MARTIN', ticker: 'LMT', source: 'test' },
@@ -31,8 +31,9 @@ const at = (name: string, date: string, parentName: string | null = null) =>
   dated.resolveAt({ recipientName: name, parentName, date, basis: 'award_date' });
 
 describe('the shipped identity data', () => {
-  test('every row has its shape and no two rows contradict each other', () => {
+  test('every row has its shape and no two rows contradict each other', async () => {
     assert.deepEqual(checkIdentity(data), []);
+    assert.deepEqual(await loadIdentityFiles(DATA_DIR), data, 'the checked loader accepts it');
     assert.ok(data.edges.length >= 60, `${data.edges.length} ownership edges`);
   });
 

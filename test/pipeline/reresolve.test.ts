@@ -71,6 +71,20 @@ describe('reresolve', () => {
     assert.deepEqual(await sikorskyTickers(), before);
   });
 
+  test('identity data that contradicts itself is refused before anything is written', async () => {
+    const file = join(altered, 'identity', 'edges.csv');
+    const good = await readFile(file, 'utf8');
+    await writeFile(file, `${good.trimEnd()}\nsikorsky,boeing,acquired,2016-01-01,,,https://example.org/x\n`);
+    const [before] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM identity_edges');
+    await assert.rejects(
+      reresolve(db, { signalThreshold: 75, dataDir: altered }),
+      /inconsistent:[\s\S]*sikorsky has two owners at once/,
+    );
+    const [after] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM identity_edges');
+    assert.deepEqual(after, before);
+    await writeFile(file, good);
+  });
+
   test('a contract resolved before versions were stored is brought up to date', async () => {
     const [row] = await db.query<{ id: string }>(
       `UPDATE contracts SET resolver_version = NULL, entity_id = NULL, series_ticker = NULL
