@@ -26,6 +26,9 @@ commands:
   worker                         only deliver webhooks (cluster mode: beside serve --no-worker)
   migrate                        apply pending SQL migrations
   seed                           load the shipped demo data (idempotent)
+  reresolve [--data DIR]         reload the identity data (DIR/identity, default the shipped data),
+                                 resolve every stored contract again on its own date, rescore
+                                 those whose ticker moved; prints how many moved
   openapi [--write FILE]         print (or write) the OpenAPI 3.1 document
   evaluate [--engine E] [--version V] [--out DIR]
                                  event study of the stored signals: abnormal returns vs ITA and SPY
@@ -95,6 +98,23 @@ const commands: Record<string, (args: string[], config: Config) => Promise<void>
       await migrate(db);
       const { seed } = await import('./pipeline/seed.ts');
       await seed(db, { signalThreshold: config.signalThreshold, log: say });
+    });
+  },
+  async reresolve(args, config) {
+    const { values } = parseArgs({ args, options: { data: { type: 'string' } } });
+    await withDb(config, async (db) => {
+      await migrate(db);
+      const { DEMO_DATA_DIR } = await import('./pipeline/seed.ts');
+      const { reresolve } = await import('./pipeline/reresolve.ts');
+      const r = await reresolve(db, {
+        signalThreshold: config.signalThreshold,
+        dataDir: values.data ?? DEMO_DATA_DIR,
+        log: say,
+      });
+      say(
+        `reresolve: ${r.contracts} contracts resolved with ${r.version} (was ${r.previousVersion ?? 'none'}): ` +
+          `${r.moved} awards moved ticker, ${r.changed} resolutions changed, ${r.signalsCreated} signals created`,
+      );
     });
   },
   async openapi(args, config) {

@@ -28,7 +28,7 @@ export async function prepare(db: Db, config: Config, options: { seedIfEmpty: bo
     }
     // Stored events the prediction engine has not predicted yet (an upgrade, a new model version).
     const predicted = await predictMissing(db);
-    if (predicted) log(`predicted: ${predicted} announcement events`);
+    if (predicted) progress(`predicted: ${predicted} announcement events`);
   } catch (error) {
     await db.close();
     throw error;

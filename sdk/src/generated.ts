@@ -63,15 +63,55 @@ export interface Company {
   total_contract_value: number;
 }
 
+/** Point-in-time corporate history from the curated identity data. */
+export interface CompanyHistory {
+  entity_id: string;
+  name: string;
+  cik: string | null;
+  /** Listing eras of the registrant: a rename keeps the registrant and starts a new era. */
+  listings: Array<{
+    ticker: string;
+    exchange: string;
+    from: string | null;
+    to: string | null;
+    series_ticker: string | null;
+  }>;
+  /** Predecessors and acquisitions: what became part of it, with dates, oldest first. */
+  acquisitions: Array<{
+    entity_id: string;
+    name: string;
+    /** subsidiary, acquired, merged, spun_off, taken_private or joint_venture. */
+    relation: string;
+    from: string | null;
+    to: string | null;
+    share: number | null;
+    /** Public source of the event. */
+    source: string;
+  }>;
+  /** Who owned it, oldest first: its successor when it was acquired, merged or taken private. */
+  owners: Array<{
+    entity_id: string;
+    name: string;
+    /** subsidiary, acquired, merged, spun_off, taken_private or joint_venture. */
+    relation: string;
+    from: string | null;
+    to: string | null;
+    share: number | null;
+    /** Public source of the event. */
+    source: string;
+  }>;
+}
+
 export interface CompanyResponse {
   company: Company;
   recent_contracts: Contract[];
+  history: CompanyHistory | null;
 }
 
 export interface Contract {
   /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
   id: string;
-  /** Ticker the recipient resolves to. */
+  /** Ticker of the company that owned the recipient on the award (or announcement) date, as it traded then: a 2010 award to Sikorsky is UTX (United Technologies), a 2017 award to Rockwell Collins is COL. */
   ticker: string;
   recipient_name: string;
   /** @format date */
@@ -102,6 +142,10 @@ export interface Contract {
   available_at: string;
   linked_id: string | null;
   link_method: LinkMethod | null;
+  entity: ResolvedEntity | null;
+  owner_name: string | null;
+  series_ticker: string | null;
+  resolution: Resolution;
 }
 
 export interface ContractBundle {
@@ -406,6 +450,25 @@ export interface RegimeList {
 }
 
 export type RegimeName = "risk_on" | "risk_off" | "high_volatility" | "range_bound";
+
+/** How the point-in-time resolution was dated. */
+export interface Resolution {
+  /**
+   * The date the owner was taken on.
+   * @format date
+   */
+  as_of: string;
+  /** award_date: the award’s own date; announcement_date: the DoD announcement’s. */
+  basis: "award_date" | "announcement_date";
+  resolver_version: string | null;
+}
+
+/** The entity the recipient name identifies (a company or one of its units); null when only the undated resolver knows it. */
+export interface ResolvedEntity {
+  /** Identity id (data/identity/entities.csv). */
+  id: string;
+  name: string;
+}
 
 export type Scope = "read" | "write" | "admin";
 
@@ -777,7 +840,7 @@ export interface GetSignalsExportQuery {
 /** GET /api/v1/signals/export: Every signal of an engine's current version matching a filter, as one CSV or NDJSON download */
 export type GetSignalsExportResponse = string;
 
-/** GET /api/v1/companies/{ticker}: Company record with its 20 most recent contracts */
+/** GET /api/v1/companies/{ticker}: Company record with its 20 most recent contracts and its corporate history */
 export type GetCompaniesTickerResponse = CompanyResponse;
 
 /** Query of GET /api/v1/market/candles/{ticker}: Daily OHLCV candles, ascending by date */

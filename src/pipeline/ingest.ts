@@ -8,11 +8,15 @@ import type { AwardRecord, ClassificationLabel } from '../domain/types.ts';
 import { linkAnnouncements } from '../store/announcements.ts';
 import { type ScoredContract, storedAndUnscored } from '../store/contracts.ts';
 import type { Queryable } from '../store/db.ts';
+import { identityColumns } from '../store/identity-columns.ts';
 import { addUnmatched, type UnmatchedRecipient } from '../store/unmatched.ts';
 import { type ResolvedAward, upsertContracts } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
 import { WritePipeline, YIELD_EVERY, yieldToIo } from './overlap.ts';
 import { type ScoreOptions, scoreContracts } from './score.ts';
+
+/** Awardees of DoD announcements are stored under ids with this prefix (pipeline/announcements.ts). */
+const ANNOUNCEMENT_ID_PREFIX = 'DOD_ANN_';
 
 export interface IngestCounts {
   received: number;
@@ -57,8 +61,14 @@ export function storedAmong(
   );
 }
 
+/** Resolved on the award's own date: an announcement's awardee on the announcement date. */
 export function resolveAward(ctx: PipelineContext, award: AwardRecord): ResolvedAward {
-  const match = ctx.resolver.resolve({ recipientName: award.recipientName, parentName: award.parentName });
+  const match = ctx.identity.resolveAt({
+    recipientName: award.recipientName,
+    parentName: award.parentName,
+    date: award.awardDate,
+    basis: award.id.startsWith(ANNOUNCEMENT_ID_PREFIX) ? 'announcement_date' : 'award_date',
+  });
   return {
     award,
     ticker: match.ticker,
@@ -66,6 +76,7 @@ export function resolveAward(ctx: PipelineContext, award: AwardRecord): Resolved
     matchConfidence: match.confidence,
     matchMethod: match.method,
     nameNorm: match.nameNorm,
+    identity: identityColumns(match, ctx.identity.version),
   };
 }
 

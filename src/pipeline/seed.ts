@@ -4,7 +4,9 @@ import { loadDemoAnnouncements } from '../sources/announcements.ts';
 import { loadDemoAwards } from '../sources/awards.ts';
 import { loadDemoCandles } from '../sources/candles.ts';
 import { loadDemoCompanies } from '../sources/companies.ts';
+import { loadIdentityFiles } from '../sources/identity.ts';
 import type { Db } from '../store/db.ts';
+import { replaceIdentity, saveResolverVersion } from '../store/identity.ts';
 import { insertAliases, loadCandles, upsertCompanies } from '../store/writes.ts';
 import { type AnnouncementCounts, ingestAnnouncements } from './announcements.ts';
 import { createPipelineContext } from './context.ts';
@@ -46,7 +48,12 @@ export async function seed(
     .filter((a) => known.has(a.ticker))
     .map((a) => ({ aliasNorm: normalizeName(a.alias), ticker: a.ticker, source: a.source }));
   await insertAliases(db, aliasRows);
-  log(`seed: ${companies.length} companies, ${aliasRows.length} aliases`);
+  const identity = await loadIdentityFiles(dataDir);
+  await replaceIdentity(db, identity);
+  log(
+    `seed: ${companies.length} companies, ${aliasRows.length} aliases, ${identity.entities.length} identity entities, ` +
+      `${identity.edges.length} ownership edges`,
+  );
 
   const candles = await loadingCandles;
   const loadingAwards = loadDemoAwards(dataDir);
@@ -66,6 +73,7 @@ export async function seed(
   );
   const { paragraphs } = await loadDemoAnnouncements(dataDir, DEMO_ANNOUNCEMENTS_SINCE);
   const announced = await ingestAnnouncements(ctx, paragraphs);
+  await saveResolverVersion(db, ctx.identity.version, new Date());
   log(
     `seed: ${announced.paragraphs} announcement paragraphs since ${DEMO_ANNOUNCEMENTS_SINCE}, ${announced.events} awardee events ` +
       `(${announced.matched} matched), ${announced.linked} linked to awards, ${announced.signals_created} signals created, ${announced.predictions} predictions`,

@@ -14,7 +14,8 @@ export async function contractBundle(db: Queryable, id: string, engine: string, 
   const { contract, signal } = event;
   const window = weeklyWindow(contract.award_date);
   const [candles, regime] = await Promise.all([
-    candleSeries(db, contract.ticker, window.from, window.to),
+    // The era owner's series: a 2010 award to Sikorsky is priced on United Technologies' (RTX's file).
+    candleSeries(db, contract.series_ticker ?? contract.ticker, window.from, window.to),
     getRegime(db, id),
   ]);
   const decayed = signal

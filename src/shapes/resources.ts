@@ -4,6 +4,7 @@
  * outbox sends, and the HTTP layer validates and documents (its envelopes are in http/schemas).
  */
 import { type Static, Type } from 'typebox';
+import { DATE_BASES } from '../domain/dated-resolver.ts';
 import { engineNames } from '../domain/engines/index.ts';
 import { fieldTier } from '../domain/field-tiers.ts';
 import { MATCH_METHODS } from '../domain/resolver.ts';
@@ -27,12 +28,42 @@ export const EngineName = StringEnum(engineNames());
 export const Tier = StringEnum(TIERS);
 export const RegimeName = StringEnum(REGIME_NAMES);
 
+export const ResolvedEntity = Type.Object(
+  {
+    id: Type.String({ description: 'Identity id (data/identity/entities.csv).' }),
+    name: Type.String(),
+  },
+  {
+    description:
+      'The entity the recipient name identifies (a company or one of its units); null when only the undated resolver knows it.',
+  },
+);
+
+export const Resolution = Type.Object(
+  {
+    as_of: Type.String({ format: 'date', description: 'The date the owner was taken on.' }),
+    basis: StringEnum(DATE_BASES, {
+      description: 'award_date: the award’s own date; announcement_date: the DoD announcement’s.',
+    }),
+    resolver_version: Nullable(
+      Type.String({
+        description:
+          'Version of the resolver and identity data that resolved it; null before versions were stored.',
+      }),
+    ),
+  },
+  { description: 'How the point-in-time resolution was dated.' },
+);
+
 export const Contract = Type.Object({
   id: Type.String({
     description:
       'USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>.',
   }),
-  ticker: Type.String({ description: 'Ticker the recipient resolves to.' }),
+  ticker: Type.String({
+    description:
+      'Ticker of the company that owned the recipient on the award (or announcement) date, as it traded then: a 2010 award to Sikorsky is UTX (United Technologies), a 2017 award to Rockwell Collins is COL.',
+  }),
   recipient_name: Type.String(),
   award_date: Type.String({ format: 'date' }),
   contract_value: Type.Integer({ description: 'Current total value of the award in whole US dollars.' }),
@@ -69,6 +100,19 @@ export const Contract = Type.Object({
     }),
   ),
   link_method: Nullable(StringEnum(LINK_METHODS, { description: 'How the link was made.' })),
+  entity: Nullable(ResolvedEntity),
+  owner_name: Nullable(
+    Type.String({
+      description: 'The company whose stock carried the recipient on the date (the owner of `ticker`).',
+    }),
+  ),
+  series_ticker: Nullable(
+    Type.String({
+      description:
+        'The ticker of the shipped price series that holds the owner’s prices on the date (RTX for United Technologies, LHX for Harris); null when no series is shipped for that owner (the delisted RTN, LLL, COL…): its price joins are then empty.',
+    }),
+  ),
+  resolution: Resolution,
 });
 export type ContractDto = Static<typeof Contract>;
 
@@ -142,6 +186,49 @@ export const Company = Type.Object({
   contract_count: Type.Integer(),
   total_contract_value: Type.Integer(),
 });
+
+const DateOrOpen = (description: string) => Nullable(Type.String({ format: 'date', description }));
+
+const HistoryEvent = Type.Object({
+  entity_id: Type.String(),
+  name: Type.String(),
+  relation: Type.String({
+    description: 'subsidiary, acquired, merged, spun_off, taken_private or joint_venture.',
+  }),
+  from: DateOrOpen('First day of the ownership (closing date); null: before the data begins.'),
+  to: DateOrOpen('First day it no longer held; null: still holds.'),
+  share: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'A joint venture stake, when known.' })),
+  source: Type.String({ description: 'Public source of the event.' }),
+});
+
+export const CompanyHistory = Type.Object(
+  {
+    entity_id: Type.String(),
+    name: Type.String(),
+    cik: Nullable(Type.String()),
+    listings: Type.Array(
+      Type.Object({
+        ticker: Type.String(),
+        exchange: Type.String(),
+        from: DateOrOpen('First day of the listing era; null: before the data begins.'),
+        to: DateOrOpen('First day after it; null: still listed.'),
+        series_ticker: Nullable(
+          Type.String({
+            description: 'The shipped price series holding this era (RTX for UTX); null: none.',
+          }),
+        ),
+      }),
+      { description: 'Listing eras of the registrant: a rename keeps the registrant and starts a new era.' },
+    ),
+    acquisitions: Type.Array(HistoryEvent, {
+      description: 'Predecessors and acquisitions: what became part of it, with dates, oldest first.',
+    }),
+    owners: Type.Array(HistoryEvent, {
+      description: 'Who owned it, oldest first: its successor when it was acquired, merged or taken private.',
+    }),
+  },
+  { description: 'Point-in-time corporate history from the curated identity data.' },
+);
 
 export const Candle = Type.Object({
   date: Type.String({ format: 'date' }),

@@ -1,6 +1,7 @@
 /** Reads what the event study needs from the store: one engine version's signals and the candles. */
 import type { Queryable } from './db.ts';
 import { candleSeries } from './market.ts';
+import { PRICE_TICKER_SQL } from './rows.ts';
 
 export interface PricePoint {
   date: string; // YYYY-MM-DD, ascending
@@ -28,7 +29,7 @@ export async function signalVersions(
 /** Every contract scored by `engine` at `version`, oldest award first. */
 export async function scoredEvents(db: Queryable, engine: string, version: string): Promise<ScoredEvent[]> {
   return db.query<ScoredEvent>(
-    `SELECT s.contract_id AS "contractId", c.ticker, c.award_date AS "awardDate", s.signal_score AS score
+    `SELECT s.contract_id AS "contractId", ${PRICE_TICKER_SQL} AS ticker, c.award_date AS "awardDate", s.signal_score AS score
      FROM signals s JOIN contracts c ON c.id = s.contract_id
      WHERE s.engine_name = $1 AND s.engine_version = $2 AND c.ticker IS NOT NULL
      ORDER BY c.award_date, s.contract_id`,
@@ -73,7 +74,7 @@ export interface AnnouncementEventRow {
  */
 export async function announcementEvents(db: Queryable, to: string | null): Promise<AnnouncementEventRow[]> {
   return db.query<AnnouncementEventRow>(
-    `SELECT c.id, c.ticker, c.recipient_name AS recipient, a.announced_on AS date, a.announced_at AS "announcedAt",
+    `SELECT c.id, ${PRICE_TICKER_SQL} AS ticker, c.recipient_name AS recipient, a.announced_on AS date, a.announced_at AS "announcedAt",
        a.kind, c.contract_value AS value
      FROM contracts c
        JOIN announcements a ON a.id = substring(c.id from '^(DOD_ANN_\\d{4}-\\d{2}-\\d{2}_\\d{4})')

@@ -49,11 +49,28 @@ export async function getCompany(
   );
   const company = companies[0];
   if (!company) return null;
+  return { company, recent_contracts: await recentContracts(db, ticker, recent) };
+}
+
+async function recentContracts(db: Queryable, ticker: string, recent: number): Promise<ContractDto[]> {
   const contracts = await db.query<ContractRow>(
     `SELECT ${CONTRACT_COLUMNS} FROM contracts c WHERE c.ticker = $1 ORDER BY c.award_date DESC, c.id DESC LIMIT $2`,
     [ticker, recent],
   );
-  return { company, recent_contracts: contracts.map(toContract) };
+  return contracts.map(toContract);
+}
+
+/** A ticker's contract count, total value and most recent contracts, for a ticker with no companies row. */
+export async function getTickerContracts(db: Queryable, ticker: string, recent: number) {
+  const [totals] = await db.query<{ count: number; total: number }>(
+    `SELECT count(*)::int AS count, COALESCE(sum(contract_value), 0)::bigint AS total FROM contracts WHERE ticker = $1`,
+    [ticker],
+  );
+  return {
+    count: totals?.count ?? 0,
+    total: Number(totals?.total ?? 0),
+    contracts: await recentContracts(db, ticker, recent),
+  };
 }
 
 export interface CandleRange {

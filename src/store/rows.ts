@@ -2,10 +2,23 @@ import type { RationaleItem } from '../domain/types.ts';
 import type { ContractDto, SignalDto } from '../shapes/resources.ts';
 import { type JsonList, jsonInteger, jsonNumber, jsonObject, jsonString, jsonTimestamp } from './json.ts';
 
+/** Rows resolved before dated resolution existed were resolved on their own date all the same. */
+const BASIS_SQL = `coalesce(c.resolution_basis, CASE WHEN c.source = 'announcement' THEN 'announcement_date' ELSE 'award_date' END)`;
+
+/**
+ * The ticker whose candles price a contract: the series holding its era owner's prices (United
+ * Technologies' awards are priced on RTX's series). An owner with no shipped series keeps its own
+ * ticker then (RTN, LLL…), which has no candles: its price joins are empty, never another company's.
+ */
+export const PRICE_TICKER_SQL = 'coalesce(c.series_ticker, c.ticker)';
+
 /** Column lists shared by every query that returns contracts or signals, so rows map one way. */
 export const CONTRACT_COLUMNS = `c.id, c.ticker, c.recipient_name, c.award_date, c.contract_value, c.awarding_agency,
   c.awarding_sub_agency, c.description, c.naics, c.psc, c.nlp_classification, c.match_confidence, c.match_method,
-  c.source, c.announced_at, c.first_seen_at, c.available_at, c.linked_id, c.link_method`;
+  c.source, c.announced_at, c.first_seen_at, c.available_at, c.linked_id, c.link_method,
+  CASE WHEN c.entity_id IS NULL THEN NULL ELSE json_build_object('id', c.entity_id, 'name', c.entity_name) END AS entity,
+  c.owner_name, c.series_ticker,
+  json_build_object('as_of', c.award_date, 'basis', ${BASIS_SQL}, 'resolver_version', c.resolver_version) AS resolution`;
 
 export const SIGNAL_COLUMNS = `s.id AS s_id, s.contract_id AS s_contract_id, s.engine_name AS s_engine_name,
   s.engine_version AS s_engine_version, s.engine_tier AS s_engine_tier, s.signal_score AS s_signal_score,
@@ -40,6 +53,23 @@ export const CONTRACT_JSON = jsonObject([
   ['available_at', jsonTimestamp('c.available_at')],
   ['linked_id', jsonString('c.linked_id')],
   ['link_method', jsonString('c.link_method')],
+  [
+    'entity',
+    `CASE WHEN c.entity_id IS NULL THEN 'null' ELSE ${jsonObject([
+      ['id', jsonString('c.entity_id')],
+      ['name', jsonString('c.entity_name')],
+    ])} END`,
+  ],
+  ['owner_name', jsonString('c.owner_name')],
+  ['series_ticker', jsonString('c.series_ticker')],
+  [
+    'resolution',
+    jsonObject([
+      ['as_of', jsonString('c.award_date')],
+      ['basis', jsonString(BASIS_SQL)],
+      ['resolver_version', jsonString('c.resolver_version')],
+    ]),
+  ],
 ]);
 
 const SIGNAL_FIELDS: [string, string][] = [
@@ -103,6 +133,10 @@ export function toContract(row: ContractRow): ContractDto {
     available_at: row.available_at,
     linked_id: row.linked_id,
     link_method: row.link_method,
+    entity: row.entity,
+    owner_name: row.owner_name,
+    series_ticker: row.series_ticker,
+    resolution: row.resolution,
   };
 }
 

@@ -1,5 +1,6 @@
 import type { AwardRecord, Candle, Company, EngineOutput, RegimeResult } from '../domain/types.ts';
 import type { Loader, Queryable } from './db.ts';
+import { IDENTITY_STAGE, type IdentityColumns, identityRecord } from './identity-columns.ts';
 import { timeOrderedId } from './ids.ts';
 import { encodeRationale } from './rows.ts';
 
@@ -97,6 +98,8 @@ export interface ResolvedAward {
   matchMethod: string;
   /** The normalized recipient name, the key of the unmatched-recipients tally. */
   nameNorm: string;
+  /** Who owned the recipient on the award date (migration 023's columns). */
+  identity: IdentityColumns;
 }
 
 /**
@@ -158,6 +161,7 @@ const CONTRACT_STAGE = [
   ['match_confidence', 'float8'],
   ['match_method', 'text'],
   ['source_modified_at', 'timestamptz'],
+  ...IDENTITY_STAGE,
 ] as const;
 
 /**
@@ -231,11 +235,13 @@ function upsertContractRows(
        awarding_sub_agency = EXCLUDED.awarding_sub_agency, description = EXCLUDED.description, naics = EXCLUDED.naics,
        psc = EXCLUDED.psc, nlp_classification = EXCLUDED.nlp_classification,
        match_confidence = EXCLUDED.match_confidence, match_method = EXCLUDED.match_method,
-       source_modified_at = EXCLUDED.source_modified_at, updated_at = EXCLUDED.updated_at
+       source_modified_at = EXCLUDED.source_modified_at, updated_at = EXCLUDED.updated_at, ${IDENTITY_SET}
      WHERE (contracts.ticker, contracts.recipient_name, contracts.award_date, contracts.contract_value,
-            contracts.awarding_agency, contracts.description, contracts.nlp_classification, contracts.source_modified_at)
+            contracts.awarding_agency, contracts.description, contracts.nlp_classification, contracts.source_modified_at,
+            contracts.entity_id, contracts.series_ticker, contracts.resolver_version)
        IS DISTINCT FROM (EXCLUDED.ticker, EXCLUDED.recipient_name, EXCLUDED.award_date, EXCLUDED.contract_value,
-            EXCLUDED.awarding_agency, EXCLUDED.description, EXCLUDED.nlp_classification, EXCLUDED.source_modified_at)
+            EXCLUDED.awarding_agency, EXCLUDED.description, EXCLUDED.nlp_classification, EXCLUDED.source_modified_at,
+            EXCLUDED.entity_id, EXCLUDED.series_ticker, EXCLUDED.resolver_version)
      RETURNING id, (xmax = 0) AS inserted`,
     [stamp],
   );
@@ -260,8 +266,12 @@ function contractRecord({ award: a, ...r }: ResolvedAward): unknown[] {
     r.matchConfidence,
     r.matchMethod,
     a.sourceModifiedAt,
+    ...identityRecord(r.identity),
   ];
 }
+
+/** The identity columns an upsert overwrites. */
+const IDENTITY_SET = IDENTITY_STAGE.map(([name]) => `${name} = EXCLUDED.${name}`).join(', ');
 
 /**
  * Writes `fresh` (rows that should not exist yet) by COPY straight into `table` — the cheapest way in:

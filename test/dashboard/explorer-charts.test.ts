@@ -94,6 +94,29 @@ describe('explorer API', () => {
     assert.deepEqual(page.candle_range, range);
   });
 
+  test('a renamed registrant: its chart marks the awards of its earlier era (priced on its series) and its history', async () => {
+    const page = (await get('developer', '/dashboard/api/companies/RTX')).json<
+      CompanyPage & { history: { listings: { ticker: string }[] } | null }
+    >();
+    const [stored] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM contracts WHERE ticker IN ('RTX', 'UTX')",
+    );
+    const [earlier] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM contracts WHERE ticker = 'UTX'",
+    );
+    assert.ok((earlier?.n ?? 0) > 0, 'the demo data has United Technologies-era awards');
+    assert.equal(page.awards.length, stored?.n);
+    assert.deepEqual(
+      page.awards.map((a) => a.award_date),
+      page.awards.map((a) => a.award_date).sort(),
+      'oldest first',
+    );
+    assert.deepEqual(
+      page.history?.listings.map((l) => l.ticker),
+      ['UTX', 'RTX'],
+    );
+  });
+
   test('the regime band is for the intelligence tier, as /api/v1/regimes: spans covering the candles', async () => {
     const below = (await get('developer', '/dashboard/api/companies/LMT')).json<CompanyPage>();
     assert.equal(below.regimes, null);
@@ -290,6 +313,11 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     const first = data.candle_range?.first ?? '';
     const inRange = data.awards.filter((a) => a.award_date >= first);
     assert.equal(Number(await page.locator('#company-chart').getAttribute('data-markers')), inRange.length);
+    // Acquisitions are marked on the chart: Sikorsky (2015-11-06) and the ULA venture (2006-12-01).
+    const historyMarks = Number(await page.locator('#company-chart').getAttribute('data-history-marks'));
+    assert.ok(historyMarks >= 2, `${historyMarks} history marks`);
+    const history = await page.locator('#company-history li').allTextContents();
+    assert.ok(history.includes('2015-11-06 — acquired: Sikorsky Aircraft Corporation'), history.join(' | '));
     assert.ok(await page.locator('#regime-key').isVisible(), 'the regime band legend');
     assert.equal(await page.locator('[data-upgrade]').count(), 0);
     assert.equal(await page.locator('#totals-agency tbody tr').count(), data.totals.by_agency.length);

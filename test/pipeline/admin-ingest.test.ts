@@ -5,6 +5,7 @@ import { createPipelineContext } from '../../src/pipeline/context.ts';
 import type { IngestCounts } from '../../src/pipeline/ingest.ts';
 import type { Db } from '../../src/store/db.ts';
 import { type Envelope, type Injector, makeKey, testApp, withKey } from '../support/app.ts';
+import { resolvesOnItsDate } from '../support/awards.ts';
 import { seededDb } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
 
@@ -21,7 +22,7 @@ before(async () => {
   admin = withKey(app, (await makeKey(db, { admin: true, scopes: ['admin'] })).raw);
   const ctx = await createPipelineContext(db, { signalThreshold: 75 });
   awards = recordedBulkRecords()
-    .filter((r) => ctx.resolver.resolve({ recipientName: String(r.recipient_name), parentName: null }).ticker)
+    .filter((r) => resolvesOnItsDate(ctx, r))
     .slice(30, 42);
   await db.query('DELETE FROM contracts WHERE id = ANY($1::text[])', [
     awards.map((a) => a.contract_award_unique_key),

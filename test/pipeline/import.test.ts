@@ -11,6 +11,7 @@ import { FileFormatError, importAwardFile, importCandleFile } from '../../src/pi
 import { BULK_COLUMNS, textValue } from '../../src/sources/awards.ts';
 import { toCsv } from '../../src/sources/csv.ts';
 import type { Db } from '../../src/store/db.ts';
+import { resolvesOnItsDate } from '../support/awards.ts';
 import { seededDb } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
 
@@ -25,7 +26,7 @@ before(async () => {
   ctx = await createPipelineContext(db, { signalThreshold: 75 });
   dir = await mkdtemp(path.join(tmpdir(), 'mi-import-'));
   records = recordedBulkRecords()
-    .filter((r) => ctx.resolver.resolve({ recipientName: String(r.recipient_name), parentName: null }).ticker)
+    .filter((r) => resolvesOnItsDate(ctx, r))
     .slice(0, 30);
   assert.equal(records.length, 30);
 });

@@ -130,6 +130,16 @@ describe('bulk ingest writes (COPY paths)', () => {
       matchConfidence: 1,
       matchMethod: 'alias',
       nameNorm: 'LOCKHEED MARTIN',
+      identity: {
+        entityId: 'lockheed_martin',
+        entityName: 'Lockheed Martin Corporation',
+        ownerName: 'Lockheed Martin Corporation',
+        seriesTicker: 'LMT',
+        basis: 'award_date',
+        reason: null,
+        ventureParents: null,
+        resolverVersion: 'test',
+      },
     }));
     // Every id is stored: the COPY would violate the primary key, so the batch is upserted (nothing changed).
     const contracts = await db.transaction((tx) => upsertContracts(tx, resolved, new Date()));

@@ -1,4 +1,5 @@
 import type { AwardRecord } from '../../src/domain/types.ts';
+import type { PipelineContext } from '../../src/pipeline/context.ts';
 
 /**
  * A Department of Defense award to Lockheed Martin (in the shipped aliases, so it is matched and
@@ -22,4 +23,17 @@ export function lockheedAward(key: string, overrides: Partial<AwardRecord> = {})
     sourceModifiedAt: null,
     ...overrides,
   };
+}
+
+/** A bulk-download record whose recipient has a ticker on the award's own date (its owner then was listed). */
+export function resolvesOnItsDate(ctx: PipelineContext, record: Record<string, unknown>): boolean {
+  const parent = record.recipient_parent_name;
+  return (
+    ctx.identity.resolveAt({
+      recipientName: String(record.recipient_name),
+      parentName: typeof parent === 'string' ? parent : null,
+      date: String(record.award_base_action_date).slice(0, 10),
+      basis: 'award_date',
+    }).ticker !== null
+  );
 }

@@ -14,6 +14,7 @@ import {
   regimeLabel,
   upgradeNotice,
 } from './explorer-charts.js';
+import { HISTORY_COLOR, historyEvents, historySection } from './explorer-history.js';
 
 const BENCHMARKS = ['ITA', 'SPY'];
 const RANGES = [
@@ -81,6 +82,7 @@ export async function companyView(rawTicker = 'LMT') {
             `No daily candles are stored for ${ticker}, so there is no price chart; its contracts are below.`,
           ),
     ),
+    historySection(company.history),
     totals(company.totals),
     h(
       'section',
@@ -269,8 +271,9 @@ function setMarkers(view) {
     (a) =>
       a.award_date >= first && a.award_date <= last && (!view.filter || a.nlp_classification === view.filter),
   );
-  view.markers.setMarkers(
-    shown.map((a) => ({
+  const events = historyEvents(view.company.history).filter((e) => e.date >= first && e.date <= last);
+  const marks = [
+    ...shown.map((a) => ({
       time: toTime(a.award_date),
       position: 'belowBar',
       shape: 'circle',
@@ -278,8 +281,18 @@ function setMarkers(view) {
       size: markerSize(a.contract_value),
       id: a.id,
     })),
-  );
-  document.getElementById('company-chart')?.setAttribute('data-markers', String(shown.length));
+    ...events.map((e) => ({
+      time: toTime(e.date),
+      position: 'aboveBar',
+      shape: 'arrowDown',
+      color: HISTORY_COLOR,
+      text: e.label,
+    })),
+  ];
+  view.markers.setMarkers(marks.sort((a, b) => a.time - b.time));
+  const box = document.getElementById('company-chart');
+  box?.setAttribute('data-markers', String(shown.length));
+  box?.setAttribute('data-history-marks', String(events.length));
 }
 
 function drawRegimes(view, chart, HistogramSeries) {

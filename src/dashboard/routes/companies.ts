@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import type { CompanyHistory } from '../../domain/company-history.ts';
 import { defaultEngine } from '../../domain/engines/index.ts';
 import { fieldTier } from '../../domain/field-tiers.ts';
 import type { RegimeSpan } from '../../domain/regime-band.ts';
@@ -8,10 +9,11 @@ import { showsField } from '../../http/reader-tier.ts';
 import { Query, TickerParam } from '../../http/schemas/common.ts';
 import type { App, Handler, Services } from '../../http/types.ts';
 import type { ResponseCache } from '../../infra/response-cache.ts';
+import { companyWithHistory } from '../../services/company.ts';
 import { regimeBand } from '../../services/regime-band.ts';
 import type { Queryable } from '../../store/db.ts';
 import { awardMarkersJson } from '../../store/events.ts';
-import { candleRange, companyTotals, getCompany } from '../../store/market.ts';
+import { candleRange, companyTotals } from '../../store/market.ts';
 import { requireSessionTier } from '../plan-tier.ts';
 
 /** As many as /api/v1/companies/{ticker} lists. */
@@ -25,7 +27,7 @@ const companySchema = {
 };
 
 /**
- * The explorer's company page: the company and its recent contracts (as /api/v1/companies/{ticker}),
+ * The explorer's company page: the company, its recent contracts and history (as /api/v1/companies/{ticker}),
  * totals by agency and classification, every award as a chart marker with its default-engine score,
  * the span its candles cover, and the dominant market regime over that span on the tier of
  * /api/v1/regimes (null below it, with the tier that shows it).
@@ -45,12 +47,18 @@ function showCompany({ db }: Services, cache: ResponseCache | null): Handler<typ
     requireSessionTier(request, engine.tier, `engine ${engine.name}`);
     const ticker = request.params.ticker.toUpperCase();
     const [found, totals, markers, candles] = await Promise.all([
-      getCompany(db, ticker, RECENT_CONTRACTS),
+      companyWithHistory(db, ticker, RECENT_CONTRACTS),
       companyTotals(db, ticker),
       awardMarkersJson(db, ticker, engine.name, MAX_MARKERS),
       candleRange(db, ticker),
     ]);
     if (!found) throw errors.unknownTicker(ticker);
+    const awards = [
+      ...(JSON.parse(markers.json) as AwardMarker[]),
+      ...(await earlierEraMarkers(db, found.history, ticker, engine.name)),
+    ].sort((a, b) =>
+      a.award_date === b.award_date ? a.id.localeCompare(b.id) : a.award_date.localeCompare(b.award_date),
+    );
     const regimes =
       candles && showsField(request, 'company_page', 'regimes')
         ? await cachedBand(db, cache, candles.first, candles.last)
@@ -59,12 +67,37 @@ function showCompany({ db }: Services, cache: ResponseCache | null): Handler<typ
       ...found,
       totals,
       engine: engine.name,
-      awards: JSON.parse(markers.json) as unknown[],
+      awards,
       candle_range: candles,
       regime_tier: fieldTier('company_page', 'regimes'),
       regimes,
     };
   };
+}
+
+interface AwardMarker {
+  id: string;
+  award_date: string;
+}
+
+/**
+ * The awards of the registrant's earlier listing eras whose prices are in this ticker's series: a 2010
+ * award to Sikorsky (ticker then UTX) is marked on RTX's chart, whose candles before 2020-04-03 are
+ * United Technologies'.
+ */
+async function earlierEraMarkers(
+  db: Queryable,
+  history: CompanyHistory | null,
+  ticker: string,
+  engine: string,
+): Promise<AwardMarker[]> {
+  const earlier = new Set(
+    (history?.listings ?? [])
+      .filter((l) => l.series_ticker === ticker && l.ticker !== ticker)
+      .map((l) => l.ticker),
+  );
+  const lists = await Promise.all([...earlier].map((t) => awardMarkersJson(db, t, engine, MAX_MARKERS)));
+  return lists.flatMap((list) => JSON.parse(list.json) as AwardMarker[]);
 }
 
 /**

@@ -32,6 +32,30 @@ const CONTRACT = {
   available_at: '2026-11-26T05:50:29.065Z',
   linked_id: null,
   link_method: null,
+  entity: { id: 'lockheed_martin', name: 'Lockheed Martin Corporation' },
+  owner_name: 'Lockheed Martin Corporation',
+  series_ticker: 'LMT',
+  resolution: { as_of: '2024-09-27', basis: 'award_date', resolver_version: 'pit-1-3f0c9a1d2b7e' },
+};
+
+/** Lockheed Martin's history, shortened to one acquisition. */
+const HISTORY = {
+  entity_id: 'lockheed_martin',
+  name: 'Lockheed Martin Corporation',
+  cik: '0000936468',
+  listings: [{ ticker: 'LMT', exchange: 'NYSE', from: '1995-03-15', to: null, series_ticker: 'LMT' }],
+  acquisitions: [
+    {
+      entity_id: 'sikorsky',
+      name: 'Sikorsky Aircraft Corporation',
+      relation: 'acquired',
+      from: '2015-11-06',
+      to: null,
+      share: null,
+      source: 'https://en.wikipedia.org/wiki/Sikorsky_Aircraft',
+    },
+  ],
+  owners: [],
 };
 
 const SIGNAL = {
@@ -452,7 +476,9 @@ const EXAMPLES: Record<string, OperationExamples> = {
   getSignals: { responses: { 200: page([{ signal: SIGNAL, contract: CONTRACT }], 1) } },
   getEventsExport: { responses: { 200: exportOf([{ contract: CONTRACT, signal: SIGNAL }]) } },
   getSignalsExport: { responses: { 200: exportOf([{ signal: SIGNAL, contract: CONTRACT }]) } },
-  getCompaniesTicker: { responses: { 200: { company: COMPANY, recent_contracts: [CONTRACT] } } },
+  getCompaniesTicker: {
+    responses: { 200: { company: COMPANY, recent_contracts: [CONTRACT], history: HISTORY } },
+  },
   getMarketCandlesTicker: {
     responses: {
       200: [

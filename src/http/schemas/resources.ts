@@ -4,6 +4,7 @@ import { fieldTier } from '../../domain/field-tiers.ts';
 import {
   Candle,
   Company,
+  CompanyHistory,
   Contract,
   Decay,
   EngineName,
@@ -32,7 +33,11 @@ export const ContractBundle = Type.Object({
   decay: Nullable(Decay),
 });
 export const ScoreResponse = Type.Object({ signal: Signal });
-export const CompanyResponse = Type.Object({ company: Company, recent_contracts: Type.Array(Contract) });
+export const CompanyResponse = Type.Object({
+  company: Company,
+  recent_contracts: Type.Array(Contract),
+  history: Nullable(CompanyHistory),
+});
 
 export const CandleList = Type.Array(Candle);
 
