@@ -107,6 +107,10 @@ describe('GET /api/v1/predictions', () => {
   test('stored once: a second run adds nothing and leaves every stored prediction as it was', async () => {
     const before = await db.query('SELECT * FROM predictions ORDER BY contract_id');
     const ids = before.map((r) => (r as { contract_id: string }).contract_id);
+    // The closes are put back exactly as they were (x * 1.5 / 1.5 is not always x in floating point).
+    const saved = await db.query<{ date: string; adj_close: number }>(
+      `SELECT date::text AS date, adj_close FROM candles WHERE ticker = 'SPY' AND date > '2019-01-10'`,
+    );
     await db.query(
       `UPDATE candles SET adj_close = adj_close * 1.5 WHERE ticker = 'SPY' AND date > '2019-01-10'`,
     );
@@ -115,7 +119,10 @@ describe('GET /api/v1/predictions', () => {
       assert.deepEqual(await db.query('SELECT * FROM predictions ORDER BY contract_id'), before);
     } finally {
       await db.query(
-        `UPDATE candles SET adj_close = adj_close / 1.5 WHERE ticker = 'SPY' AND date > '2019-01-10'`,
+        `UPDATE candles c SET adj_close = s.adj_close
+           FROM unnest($1::date[], $2::float8[]) AS s(date, adj_close)
+          WHERE c.ticker = 'SPY' AND c.date = s.date`,
+        [saved.map((r) => r.date), saved.map((r) => r.adj_close)],
       );
     }
   });
