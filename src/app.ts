@@ -11,6 +11,7 @@ import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } fr
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { installJsonDepthLimit } from './http/json-depth.ts';
 import { loggerOptions } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { registerApi } from './http/routes/index.ts';
@@ -152,6 +153,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandling(app);
   // Every body this API takes is JSON; anything else is a 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
+  installJsonDepthLimit(app);
   installStrictInput(app);
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
