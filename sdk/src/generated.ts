@@ -340,6 +340,11 @@ export interface Signal {
 
 export interface SignalCreatedEvent {
   event: WebhookEvent;
+  /**
+   * The delivery id, as in X-Service-Delivery but covered by the signature: the same on every attempt and resend of this delivery. De-duplicate on this one (and refuse a request whose header differs).
+   * @format uuid
+   */
+  delivery_id: string;
   /** The new signal (never with `rationale`, whatever the tier) and its contract. */
   data: SignalItem;
   /** When the delivery was written, in milliseconds since the epoch. */
