@@ -1,6 +1,7 @@
 import { eventExport } from '../../store/export.ts';
 import { access } from '../access.ts';
-import { ExportParams, type ExportSlots, exportFormat, exportResponse, sendExport } from '../export.ts';
+import { ExportParams, exportFormat, exportResponse, sendExport } from '../export.ts';
+import type { ExportSlots } from '../export-guard.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
 import { EventItem } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
