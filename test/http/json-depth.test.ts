@@ -86,6 +86,23 @@ describe('every route that takes a body', () => {
     assert.equal(refused.statusCode, 400, refused.body);
   });
 
+  test('whatever the spelling of the JSON media type', async () => {
+    for (const type of [
+      'application/json; charset=utf-8',
+      'Application/JSON',
+      'application/json;charset=UTF-8',
+    ]) {
+      const res = await app.inject({
+        method: 'POST',
+        url: '/api/v1/admin/ingest',
+        payload: deepObject(5_000),
+        headers: { ...headers, 'content-type': type },
+      });
+      assert.equal(res.statusCode, 400, `${type}: ${res.body}`);
+      assert.equal(res.json<Envelope>().error.code, 'invalid_body', type);
+    }
+  });
+
   test('the parser still refuses prototype poisoning and malformed JSON as before', async () => {
     for (const payload of ['{"__proto__":{"x":1}}', '{"a":', '']) {
       const res = await app.inject({ method: 'POST', url: '/api/v1/admin/ingest', payload, headers });
