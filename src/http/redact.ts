@@ -56,7 +56,8 @@ export function redactValues(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactSecrets(value);
   if (depth >= MAX_WALK_DEPTH || value === null || typeof value !== 'object') return value;
   if (Array.isArray(value)) return value.map((item) => redactValues(item, depth + 1));
-  if (Object.getPrototypeOf(value) !== Object.prototype) return value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
   return Object.fromEntries(
     Object.entries(value).map(([name, item]) => [name, redactValues(item, depth + 1)]),
   );
