@@ -120,7 +120,8 @@ export async function sendExport(
       beforeBatch: batchGuard(services, request.principal, deadlineAt),
       transform: what.withRationale && what.format === 'ndjson' ? widenRationales : undefined,
       stallMs: config.exportStallMs,
-      deadlineMs: config.exportDeadlineMs,
+      // One deadline for the whole export, from its admission: the first read counted.
+      deadlineMs: Math.max(0, deadlineAt - Date.now()),
     });
     stream.once('close', release);
     return reply.send(stream);
