@@ -95,39 +95,77 @@ function pause(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** When the checks before a batch give up waiting. */
+export interface GuardLimits {
+  /** Epoch ms: the export's deadline (EXPORT_DEADLINE_MS from its admission). */
+  deadlineAt: number;
+  /** The longest one batch may wait for the key's window (EXPORT_STALL_MS, as for a client). */
+  stallMs: number;
+}
+
+/**
+ * How long until an export may charge its next request: a quarter of its key's minute at once, then
+ * the key's rate. Its own charges then never fill the window for long, so its waits stay well under
+ * EXPORT_STALL_MS unless the key's other requests fill it.
+ */
+function paceDelay(begun: number, charges: number, rpm: number): number {
+  const burst = Math.max(1, Math.floor(rpm / 4));
+  if (charges < burst) return 0;
+  return Math.max(0, begun + ((charges - burst + 1) * RATE_WINDOW_MS) / rpm - Date.now());
+}
+
 /**
  * Awaited before each batch goes out, with its row count: the key re-checked, then the rate limit's
  * charge. The request itself paid for the first ROWS_PER_REQUEST rows; each further ROWS_PER_REQUEST
  * (or part of them) is one more request counted in the key's window (at the key's current plan's
- * rate) before those rows go out. When the window is full the export waits for it, as a client paging
- * the list would have to — unless the window frees only after `deadlineAt` (epoch ms): then it ends
- * at once instead of holding its slot to no end.
+ * rate, paced by paceDelay) before those rows go out. When the window is full the export waits for
+ * it, as a client paging the list would have to — but the stall cut-off and the deadline run meanwhile:
+ * a batch that would wait longer than `stallMs` for the window, or past `deadlineAt`, ends the export
+ * at once instead of holding its slot.
  */
 export function batchGuard(
   services: GuardServices,
   started: KeyPrincipal | null,
-  deadlineAt: number,
+  limits: GuardLimits,
 ): (rows: number, signal: AbortSignal) => Promise<void> {
   // Without a principal the app runs without keys at all (a benchmark's bare app): nothing to check.
   if (!started || keyRpm(started.plan, started.mode) === null) return async () => undefined;
   const bucket = `key:${started.id}`;
+  const begun = Date.now();
   let paid = ROWS_PER_REQUEST;
   let sent = 0;
+  let charges = 0;
+  /** Waits `ms` unless that passes the deadline (then the export ends). */
+  const wait = async (ms: number, signal: AbortSignal) => {
+    if (Date.now() + ms > limits.deadlineAt) {
+      throw new ExportEnded("the key's rate limit admits the next rows only after the export's deadline");
+    }
+    await pause(ms, signal);
+  };
   return async (rows, signal) => {
     let key = await stillEntitled(services, started);
     sent += rows;
+    let waited = 0;
     while (paid < sent) {
       if (signal.aborted) throw new ExportEnded('the export was ended while it waited');
-      const decision = await services.limiter.hit(bucket, keyRpm(key.plan, key.mode) ?? 0, RATE_WINDOW_MS);
-      if (decision.allowed) {
-        paid += ROWS_PER_REQUEST;
+      const rpm = keyRpm(key.plan, key.mode) ?? 0;
+      const pace = paceDelay(begun, charges, rpm);
+      if (pace > 0) {
+        await wait(pace, signal);
         continue;
       }
-      const wait = Math.max(10, decision.resetAt - services.now().getTime());
-      if (Date.now() + wait > deadlineAt) {
-        throw new ExportEnded("the key's rate limit admits the next rows only after the export's deadline");
+      const decision = await services.limiter.hit(bucket, rpm, RATE_WINDOW_MS);
+      if (decision.allowed) {
+        paid += ROWS_PER_REQUEST;
+        charges += 1;
+        continue;
       }
-      await pause(wait, signal);
+      const full = Math.max(10, decision.resetAt - services.now().getTime());
+      if (waited + full > limits.stallMs) {
+        throw new ExportEnded(`the key's rate limit admits no rows within ${limits.stallMs} ms`);
+      }
+      await wait(full, signal);
+      waited += full;
       // The wait may have been long: the key is read again before anything more is charged or sent.
       key = await stillEntitled(services, started);
     }

@@ -117,7 +117,7 @@ export async function sendExport(
       head: what.format === 'csv' ? CSV_HEADER : '',
       first,
       batchRows: EXPORT_BATCH_ROWS,
-      beforeBatch: batchGuard(services, request.principal, deadlineAt),
+      beforeBatch: batchGuard(services, request.principal, { deadlineAt, stallMs: config.exportStallMs }),
       transform: what.withRationale && what.format === 'ndjson' ? widenRationales : undefined,
       stallMs: config.exportStallMs,
       // One deadline for the whole export, from its admission: the first read counted.

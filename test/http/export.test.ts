@@ -508,6 +508,24 @@ describe('streaming over a socket (30,000 events)', () => {
     }
   });
 
+  test('an export whose key’s window admits nothing within EXPORT_STALL_MS is ended, not parked on its slot', async () => {
+    const { raw, keyId } = await makeKey(db, { plan: 'developer', mode: 'test', scopes: ['read'] });
+    // 29 of the test key's 30 spent just now: the export is admitted, its next rows would wait ~60 s.
+    for (let i = 0; i < 29; i++) await app.limiter.hit(`key:${keyId}`, 30, 60_000);
+    const socket = rawGet(port, '/api/v1/events/export', raw);
+    socket.setEncoding('latin1');
+    let received = '';
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    const started = Date.now();
+    await new Promise((resolve) => socket.once('close', resolve));
+    assert.ok(Date.now() - started < 30_000, `ended after ${Date.now() - started} ms, not after the window`);
+    assert.match(received, /^HTTP\/1\.1 200/);
+    assert.ok(!received.endsWith('\r\n0\r\n\r\n'), 'an ended export never gets the terminating chunk');
+    await until('no session holds the export', async () => (await exporting()) === 0);
+  });
+
   test('an export whose key is revoked ends at its next batch, without the terminating chunk', async () => {
     const patient = await testApp(db);
     await patient.listen({ port: 0, host: '127.0.0.1' });
