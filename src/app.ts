@@ -11,6 +11,7 @@ import { DEFAULT_TIMEOUTS, handleClientError, type Timeouts } from './http/clien
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
+import { installJsonDepthLimit } from './http/json-depth.ts';
 import { loggerOptions } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { installRequestChecks } from './http/request-checks.ts';
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installErrorHandling(app);
   // Every body this API takes is JSON; anything else is a 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
+  installJsonDepthLimit(app);
   installStrictInput(app);
   installRequestChecks(app);
   // Counted by the matched route's URL pattern, never the URL's text (bounded series; 404/405 as one).

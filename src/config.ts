@@ -18,6 +18,11 @@ export interface Config {
   queryTimeoutMs: number;
   /** An export whose client takes nothing for this long is cut off (EXPORT_STALL_MS, 30 s). */
   exportStallMs: number;
+  /**
+   * The longest an export may run, waits for the rate limit included, before it is ended
+   * (EXPORT_DEADLINE_MS, 20 min): no export holds a slot and a connection for longer.
+   */
+  exportDeadlineMs: number;
   /** An endpoint failing without a success for this long is suspended (WEBHOOK_SUSPEND_AFTER, 5d). */
   webhookSuspendAfterMs: number;
   webhookAllowCidrs: string[];
@@ -161,6 +166,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: integer(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 1, 600_000),
     queryTimeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 10_000, 0, 600_000),
     exportStallMs: integer(env, 'EXPORT_STALL_MS', 30_000, 100, 600_000),
+    exportDeadlineMs: integer(env, 'EXPORT_DEADLINE_MS', 1_200_000, 1_000, 86_400_000),
     webhookSuspendAfterMs: oneDuration(text(env, 'WEBHOOK_SUSPEND_AFTER') ?? '5d', 'WEBHOOK_SUSPEND_AFTER'),
     webhookAllowCidrs: cidrs(env, 'WEBHOOK_ALLOW_CIDRS'),
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),

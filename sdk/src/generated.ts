@@ -496,6 +496,11 @@ export interface Signal {
 
 export interface SignalCreatedEvent {
   event: WebhookEvent;
+  /**
+   * The delivery id, as in X-Service-Delivery but covered by the signature: the same on every attempt and resend of this delivery. De-duplicate on this one (and refuse a request whose header differs).
+   * @format uuid
+   */
+  delivery_id: string;
   /** The new signal (never with `rationale`, whatever the tier), its contract and, on the intelligence tier, its prediction. */
   data: {
     signal: Signal;

@@ -7,6 +7,8 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { WebhookPayloads } from './generated.js';
 
 export const SIGNATURE_HEADER = 'x-service-signature';
+/** The delivery id header: not signed, so it must name the delivery the signed body names. */
+export const DELIVERY_HEADER = 'x-service-delivery';
 /** The largest accepted |now − t| in seconds unless told otherwise. */
 export const DEFAULT_TOLERANCE_SEC = 300;
 
@@ -30,7 +32,8 @@ export type WebhookFailure =
   | 'malformed_header'
   | 'signature_mismatch'
   | 'timestamp_out_of_tolerance'
-  | 'invalid_payload';
+  | 'invalid_payload'
+  | 'delivery_mismatch';
 
 export type WebhookVerification =
   | { ok: true; timestamp: number }
@@ -48,13 +51,14 @@ export class WebhookVerificationError extends Error {
   }
 }
 
-function signatureOf(headers: WebhookHeaders): string | null {
-  if (typeof headers === 'string') return headers;
-  if (typeof headers.get === 'function')
-    return (headers as { get(name: string): string | null }).get(SIGNATURE_HEADER);
+/** One header's single value; a bare string is the signature header's value. */
+function headerOf(headers: WebhookHeaders, wanted: string): string | null {
+  if (typeof headers === 'string') return wanted === SIGNATURE_HEADER ? headers : null;
+  if (typeof headers.get === 'function') return (headers as { get(name: string): string | null }).get(wanted);
   for (const [name, value] of Object.entries(headers)) {
-    if (name.toLowerCase() !== SIGNATURE_HEADER) continue;
-    return Array.isArray(value) ? (value.length === 1 ? (value[0] ?? null) : null) : (value ?? null);
+    if (name.toLowerCase() !== wanted) continue;
+    // Repeated: no single value (not absent, so a repeated delivery id is a mismatch, not unchecked).
+    return Array.isArray(value) ? (value.length === 1 ? (value[0] ?? '') : '') : (value ?? null);
   }
   return null;
 }
@@ -69,7 +73,7 @@ export function verifyWebhook(
   secret: string,
   options: VerifyWebhookOptions = {},
 ): WebhookVerification {
-  const header = signatureOf(headers);
+  const header = headerOf(headers, SIGNATURE_HEADER);
   if (header === null || header === '') {
     return { ok: false, reason: 'missing_header', message: `no ${SIGNATURE_HEADER} header` };
   }
@@ -99,7 +103,12 @@ export function verifyWebhook(
   return { ok: true, timestamp };
 }
 
-/** Verifies a delivery and returns its event; throws `WebhookVerificationError` when it does not verify. */
+/**
+ * Verifies a delivery and returns its event; throws `WebhookVerificationError` when it does not verify.
+ * When the headers carry X-Service-Delivery, it must equal the signed body's `delivery_id`: the header is
+ * not signed, and a captured delivery replayed under a fresh header id is refused (`delivery_mismatch`).
+ * De-duplicate on the returned event's `delivery_id`.
+ */
 export function constructEvent(
   payload: string | Uint8Array,
   headers: WebhookHeaders,
@@ -109,9 +118,18 @@ export function constructEvent(
   const result = verifyWebhook(payload, headers, secret, options);
   if (!result.ok) throw new WebhookVerificationError(result.reason, result.message);
   const text = typeof payload === 'string' ? payload : new TextDecoder().decode(payload);
+  let event: WebhookEventPayload;
   try {
-    return JSON.parse(text) as WebhookEventPayload;
+    event = JSON.parse(text) as WebhookEventPayload;
   } catch {
     throw new WebhookVerificationError('invalid_payload', 'the payload is not JSON');
   }
+  const delivery = headerOf(headers, DELIVERY_HEADER);
+  if (delivery !== null && delivery !== event.delivery_id) {
+    throw new WebhookVerificationError(
+      'delivery_mismatch',
+      `${DELIVERY_HEADER} ${delivery} is not the signed delivery_id ${String(event.delivery_id)}`,
+    );
+  }
+  return event;
 }

@@ -8,6 +8,9 @@ export const SESSION_TTL_MS = 7 * 24 * 3_600_000;
 
 const digest = (token: string) => createHash('sha256').update(token).digest('hex');
 
+/** The session's key in the sessions table (the token's hash): what names it among open streams. */
+export const sessionHash = digest;
+
 export interface Session {
   user: User;
   csrfToken: string;

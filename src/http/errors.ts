@@ -156,6 +156,18 @@ export const errors = {
       }),
     ),
   busy: () => new ApiError('unavailable', 'too busy right now; try again shortly', { 'retry-after': '1' }),
+  exportsPerUser: (max: number) =>
+    new ApiError(
+      'rate_limited',
+      `${max} exports of this account are already running; wait for one to finish`,
+      { 'retry-after': '5' },
+    ),
+  streamsPerUser: (max: number) =>
+    new ApiError(
+      'rate_limited',
+      `${max} event streams of this account are already open; close one (the page polls meanwhile)`,
+      { 'retry-after': '30' },
+    ),
   exportsBusy: (running: number) =>
     new ApiError('unavailable', `${running} exports are running on this server; try again shortly`, {
       'retry-after': '5',

@@ -1,27 +1,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { type TSchema, Type } from 'typebox';
-import { keyRpm, RATE_WINDOW_MS } from '../domain/plans.ts';
+import { RATE_WINDOW_MS } from '../domain/plans.ts';
 import { ExportStream } from '../services/export.ts';
 import { CSV_HEADER, type ExportFormat, type ExportQuery, openExport } from '../store/export.ts';
 import { widenRationales } from '../store/rows.ts';
-import { errors } from './errors.ts';
+import { batchGuard, type ExportSlots } from './export-guard.ts';
 import { StringEnum } from './schemas/common.ts';
 import type { Services } from './types.ts';
 
 /**
- * What the two export routes share: the format, the headers, the rate-limit charge and the stream. The
- * rules are documented in docs/API.md#export.
+ * What the two export routes share: the format, the headers and the stream (its slots and the checks
+ * before each batch are export-guard.ts's). The rules are documented in docs/API.md#export.
  */
 
-/** Rows one request pays for: a full page of the lists. */
-export const ROWS_PER_REQUEST = 200;
 /** Rows per FETCH, and so the most rows (and bytes) the server holds for one export at a time. */
 export const EXPORT_BATCH_ROWS = 1000;
-/**
- * Exports running at once in one process. Each holds a pooled connection (10 in all) for its whole
- * length: a cap keeps the rest of the API served while long exports run.
- */
-export const MAX_EXPORTS = 4;
 /** The most rows one export may be asked for with `limit`. */
 export const MAX_EXPORT_LIMIT = 10_000_000;
 
@@ -82,56 +75,6 @@ export function exportFormat(request: FastifyRequest, format: ExportFormat | und
   return weight(MEDIA.ndjson) > weight(MEDIA.csv) ? 'ndjson' : 'csv';
 }
 
-/**
- * The rate limit's charge for the rows of one export: the request itself paid for the first
- * ROWS_PER_REQUEST rows; each further ROWS_PER_REQUEST (or part of them) is one more request counted in
- * the key's window before those rows go out. When the window is full the export waits for it, as a client
- * paging the list would have to: the export runs at the key's rate at most.
- */
-export function rowCharge(
-  { limiter, now }: Services,
-  request: FastifyRequest,
-): (rows: number) => Promise<void> {
-  const principal = request.principal;
-  const rpm = principal && keyRpm(principal.plan, principal.mode);
-  // Without a principal the app runs without keys at all (a benchmark's bare app): nothing to charge.
-  if (!principal || !rpm) return async () => undefined;
-  const bucket = `key:${principal.id}`;
-  let paid = ROWS_PER_REQUEST;
-  let sent = 0;
-  return async (rows) => {
-    sent += rows;
-    while (paid < sent) {
-      const decision = await limiter.hit(bucket, rpm, RATE_WINDOW_MS);
-      if (decision.allowed) paid += ROWS_PER_REQUEST;
-      else await sleep(Math.max(10, decision.resetAt - now().getTime()));
-    }
-  };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Exports running in this process. */
-export class ExportSlots {
-  #running = 0;
-  constructor(readonly max = MAX_EXPORTS) {}
-
-  /** A slot, or the 503 when none is free; `release` gives it back (once). */
-  take(): () => void {
-    if (this.#running >= this.max) throw errors.exportsBusy(this.#running);
-    this.#running += 1;
-    let held = true;
-    return () => {
-      if (held) this.#running -= 1;
-      held = false;
-    };
-  }
-
-  get running(): number {
-    return this.#running;
-  }
-}
-
 export interface ExportRequest {
   /** The file name's stem: `events` → `events-2026-01-31.csv`. */
   name: string;
@@ -160,7 +103,8 @@ export async function sendExport(
     .header('content-disposition', `attachment; filename="${what.name}-${day}.${what.format}"`)
     .header('vary', 'Accept');
   if (request.method === 'HEAD') return reply.send();
-  const release = slots.take();
+  const release = slots.take(request.principal?.user_id ?? null);
+  const deadlineAt = Date.now() + config.exportDeadlineMs;
   try {
     const idleMs = config.exportStallMs + 2 * RATE_WINDOW_MS;
     const cursor = await openExport(db, what.query, { batchRows: EXPORT_BATCH_ROWS, idleMs });
@@ -172,9 +116,11 @@ export async function sendExport(
       head: what.format === 'csv' ? CSV_HEADER : '',
       first,
       batchRows: EXPORT_BATCH_ROWS,
-      beforeBatch: rowCharge(services, request),
+      beforeBatch: batchGuard(services, request.principal, { deadlineAt, stallMs: config.exportStallMs }),
       transform: what.withRationale && what.format === 'ndjson' ? widenRationales : undefined,
       stallMs: config.exportStallMs,
+      // One deadline for the whole export, from its admission: the first read counted.
+      deadlineMs: Math.max(0, deadlineAt - Date.now()),
     });
     stream.once('close', release);
     return reply.send(stream);

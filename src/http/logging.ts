@@ -1,12 +1,14 @@
 import type { FastifyError, FastifyLoggerOptions, FastifyRequest } from 'fastify';
 import { type DestinationStream, type LogFn, type LoggerOptions, stdSerializers } from 'pino';
+import { redactSecrets, redactValues } from './redact.ts';
 
 /**
  * Credentials must not reach the logs. Headers carrying them are redacted wherever a logged request
  * or response shows its headers (Fastify's own serializers show none; these paths guard a serializer
  * that someday does). A raw key put in the URL — a client that sends `?api_key=iv_live_…`, or pastes
  * one into a path — is cut out of the logged URL, of log messages (Fastify's "Route … not found"
- * quotes the URL) and of error messages and stacks.
+ * quotes the URL), of the string values of logged objects (headers, bodies) and of error messages and
+ * stacks, in any spelling that decodes to a key (src/http/redact.ts).
  */
 const REDACT = [
   'req.headers.authorization',
@@ -15,15 +17,6 @@ const REDACT = [
   'req.headers["x-csrf-token"]',
   'res.headers["set-cookie"]',
 ];
-
-/** A raw API key, also with its underscores percent-encoded. */
-const RAW_KEY = /iv(?:_|%5f)(live|test)(?:_|%5f)[0-9a-z]*/gi;
-/** The value of a query parameter named for a credential, whatever it holds. */
-const CREDENTIAL_PARAM = /([?&](?:api[_-]?key|key|token|access_token)=)[^&#]*/gi;
-
-export function redactSecrets(text: string): string {
-  return text.replace(RAW_KEY, 'iv_$1_[redacted]').replace(CREDENTIAL_PARAM, '$1[redacted]');
-}
 
 /** Fastify's request serializer (less `accept-version`, which this API does not use), URL redacted. */
 function serializeRequest(request: FastifyRequest) {
@@ -62,6 +55,7 @@ export function loggerOptions(
     redact: REDACT,
     serializers: { req: serializeRequest, err: serializeError },
     hooks: { logMethod },
+    formatters: { log: (fields) => redactValues(fields) as Record<string, unknown> },
     ...(stream ? { stream } : {}),
   };
 }

@@ -9,8 +9,12 @@ export interface ExportStreamOptions {
   first: ExportRow[];
   /** Rows per FETCH: a batch shorter than this is the last. */
   batchRows: number;
-  /** Awaited before each batch goes out, with its row count: the rate limit's charge (it may wait). */
-  beforeBatch: (rows: number) => Promise<void>;
+  /**
+   * Awaited before each batch goes out, with its row count: the key's checks and the rate limit's
+   * charge (it may wait; `signal` aborts when the stream is destroyed meanwhile). A rejection ends the
+   * export.
+   */
+  beforeBatch: (rows: number, signal: AbortSignal) => Promise<void>;
   /** A batch's text as sent (NDJSON widens stored rationales); default as the database wrote it. */
   transform?: (text: string) => string;
   /**
@@ -18,6 +22,11 @@ export interface ExportStreamOptions {
    * connection given back, rather than held while it sleeps.
    */
   stallMs: number;
+  /**
+   * The whole export's time limit, from the stream's start: it runs whatever the export is waiting for
+   * (the client, the database, the rate limit), so no export holds its slot longer.
+   */
+  deadlineMs: number;
 }
 
 /**
@@ -29,6 +38,8 @@ export interface ExportStreamOptions {
 export class ExportStream extends Readable {
   #pending: ExportRow[] | null;
   #stall: NodeJS.Timeout | null = null;
+  readonly #deadline: NodeJS.Timeout;
+  readonly #ended = new AbortController();
   #busy = false;
   #rows = 0;
 
@@ -40,6 +51,10 @@ export class ExportStream extends Readable {
     super({ highWaterMark: 16 * 1024 });
     this.#pending = options.first;
     this.push(options.head);
+    this.#deadline = setTimeout(() => {
+      this.destroy(new Error(`export deadline: still running after ${options.deadlineMs} ms`));
+    }, options.deadlineMs);
+    this.#deadline.unref();
   }
 
   /** Rows handed to the consumer so far. */
@@ -71,7 +86,7 @@ export class ExportStream extends Readable {
     const last = rows.length < this.options.batchRows;
     let text = '';
     if (rows.length > 0 && !this.destroyed) {
-      await this.options.beforeBatch(rows.length);
+      await this.options.beforeBatch(rows.length, this.#ended.signal);
       for (const row of rows) text += row.line;
       if (this.options.transform) text = this.options.transform(text);
       this.#rows += rows.length;
@@ -96,6 +111,8 @@ export class ExportStream extends Readable {
 
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
     this.#clearStall();
+    clearTimeout(this.#deadline);
+    this.#ended.abort();
     this.cursor.close().then(
       () => callback(error),
       (closeError: Error) => callback(error ?? closeError),

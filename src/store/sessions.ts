@@ -31,3 +31,16 @@ export async function findSessionRow(
 export async function deleteSession(db: Queryable, tokenHash: string): Promise<void> {
   await db.query('DELETE FROM sessions WHERE token_hash = $1', [tokenHash]);
 }
+
+/** Which of the token hashes are sessions still live at `now`. */
+export async function liveSessionHashes(
+  db: Queryable,
+  tokenHashes: string[],
+  now: string,
+): Promise<Set<string>> {
+  const rows = await db.query<{ token_hash: string }>(
+    'SELECT token_hash FROM sessions WHERE token_hash = ANY($1::text[]) AND expires_at > $2',
+    [tokenHashes, now],
+  );
+  return new Set(rows.map((row) => row.token_hash));
+}

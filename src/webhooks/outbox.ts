@@ -115,12 +115,20 @@ function ordered(value: unknown, keys: readonly string[], nested: Record<string,
 
 /**
  * The request body of a delivery. The payload is stored as jsonb, which keeps no key order; the body is
- * written in the documented order (event, data.signal, data.contract, ts; resource fields as in the API),
- * so every attempt of a delivery sends the same bytes.
+ * written in the documented order (event, delivery_id, data.signal, data.contract, data.prediction, ts; resource fields
+ * as in the API), so every attempt of a delivery sends the same bytes. `delivery_id` repeats
+ * X-Service-Delivery inside the signed bytes: the header is not signed, so a receiver that
+ * de-duplicates on the body's id cannot be replayed the same delivery under a fresh header id.
  */
-export function deliveryBody(payload: unknown): string {
-  const top = ordered(payload, ['event', 'data', 'ts']) as Record<string, unknown> | null;
-  if (top && typeof top === 'object' && 'data' in top) {
+export function deliveryBody(payload: unknown, deliveryId: string): string {
+  const source = payload && typeof payload === 'object' ? payload : {};
+  const top = ordered({ ...source, delivery_id: deliveryId }, [
+    'event',
+    'delivery_id',
+    'data',
+    'ts',
+  ]) as Record<string, unknown>;
+  if ('data' in top) {
     top.data = ordered(top.data, ['signal', 'contract', 'prediction'], {
       signal: SIGNAL_KEYS,
       contract: CONTRACT_KEYS,

@@ -245,7 +245,7 @@ export class DeliveryWorker {
       event: job.event,
       deliveryId: job.id,
       secret,
-      body: deliveryBody(job.payload),
+      body: deliveryBody(job.payload, job.id),
     });
     return { ...result, sent: true };
   }

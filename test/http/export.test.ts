@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import net from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
+import { issueKey } from '../../src/services/accounts.ts';
 import { parseCsv } from '../../src/sources/csv.ts';
 import type { Db } from '../../src/store/db.ts';
 import { closeApp, type Envelope, makeKey, settled, testApp } from '../support/app.ts';
@@ -328,6 +329,7 @@ describe('streaming over a socket (30,000 events)', () => {
   let app: App;
   let port: number;
   let key: string;
+  let otherKey: string;
 
   before(async () => {
     db = await freshDb();
@@ -344,6 +346,7 @@ describe('streaming over a socket (30,000 events)', () => {
     await app.listen({ port: 0, host: '127.0.0.1' });
     port = (app.server.address() as AddressInfo).port;
     key = (await makeKey(db, { plan: 'institutional', scopes: ['read'] })).raw;
+    otherKey = (await makeKey(db, { plan: 'institutional', scopes: ['read'] })).raw;
   });
   after(() => closeApp(app, db));
 
@@ -394,6 +397,13 @@ describe('streaming over a socket (30,000 events)', () => {
     await until('the connection is back in the pool', poolIdle);
   });
 
+  /** An export over a socket that has its first bytes and then reads nothing (held open). */
+  const hold = (atPort: number, path: string, raw: string) => {
+    const socket = rawGet(atPort, path, raw);
+    socket.once('data', () => socket.pause());
+    return socket;
+  };
+
   test('a process runs at most 4 exports at once; a fifth is a 503 with Retry-After', async () => {
     // The default stall bound, so that the four held exports stay open while the fifth is asked.
     const patient = await testApp(db);
@@ -401,19 +411,153 @@ describe('streaming over a socket (30,000 events)', () => {
     const held: net.Socket[] = [];
     try {
       const patientPort = (patient.server.address() as AddressInfo).port;
-      for (let i = 0; i < 4; i++) {
-        const socket = rawGet(patientPort, '/api/v1/events/export', key);
-        socket.once('data', () => socket.pause());
-        held.push(socket);
-      }
+      // Two accounts, two exports each: each account's share is 2.
+      for (const raw of [key, key, otherKey, otherKey])
+        held.push(hold(patientPort, '/api/v1/events/export', raw));
       await until('four exports are open', async () => (await exporting()) >= 4);
-      const fifth = await patient.inject({ url: '/api/v1/signals/export', headers: { 'x-api-key': key } });
+      const third = (await makeKey(db, { plan: 'institutional', scopes: ['read'] })).raw;
+      const fifth = await patient.inject({ url: '/api/v1/signals/export', headers: { 'x-api-key': third } });
       assert.equal(fifth.statusCode, 503, fifth.body);
       assert.equal(fifth.headers['retry-after'], '5');
       assert.equal(fifth.json<Envelope>().error.code, 'unavailable');
     } finally {
       for (const socket of held) socket.destroy();
       await until('the held exports are closed', async () => (await exporting()) === 0);
+      await patient.close();
+    }
+  });
+
+  test('one account runs at most 2 exports, whatever its keys (429, Retry-After); other accounts still get slots', async () => {
+    const patient = await testApp(db);
+    await patient.listen({ port: 0, host: '127.0.0.1' });
+    const held: net.Socket[] = [];
+    try {
+      const patientPort = (patient.server.address() as AddressInfo).port;
+      const owner = await makeKey(db, { plan: 'institutional', scopes: ['read'] });
+      const second = await issueKey(db, {
+        userId: owner.userId,
+        name: 'second',
+        scopes: ['read'],
+        mode: 'live',
+      });
+      held.push(hold(patientPort, '/api/v1/events/export', owner.raw));
+      held.push(hold(patientPort, '/api/v1/events/export', second.secret));
+      await until('the account holds two exports', async () => (await exporting()) >= 2);
+      for (const raw of [owner.raw, second.secret]) {
+        const third = await patient.inject({
+          url: '/api/v1/events/export?limit=5',
+          headers: { 'x-api-key': raw },
+        });
+        assert.equal(third.statusCode, 429, third.body);
+        assert.equal(third.headers['retry-after'], '5');
+        const error = third.json<Envelope>().error;
+        assert.deepEqual([error.status, error.code], [429, 'rate_limited']);
+        assert.match(error.message, /2 exports of this account/);
+      }
+      const other = await patient.inject({
+        url: '/api/v1/events/export?limit=5',
+        headers: { 'x-api-key': key },
+      });
+      assert.equal(other.statusCode, 200, other.body);
+      assert.equal(parseCsv(other.body).rows.length, 5);
+
+      held.shift()?.destroy();
+      await until('one of the account’s exports closed', async () => (await exporting()) === 1);
+      const again = await patient.inject({
+        url: '/api/v1/events/export?limit=5',
+        headers: { 'x-api-key': owner.raw },
+      });
+      assert.equal(again.statusCode, 200, 'a closed export gives the account its slot back');
+    } finally {
+      for (const socket of held) socket.destroy();
+      await until('the held exports are closed', async () => (await exporting()) === 0);
+      await patient.close();
+    }
+  });
+
+  test('an export that outlives EXPORT_DEADLINE_MS is ended, however steadily its client reads', async () => {
+    const hasty = await testApp(db, { EXPORT_DEADLINE_MS: '1500' });
+    await hasty.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      // NDJSON: twice the bytes of the CSV, more than the sockets' buffers hold.
+      const path = '/api/v1/events/export?format=ndjson';
+      const socket = rawGet((hasty.server.address() as AddressInfo).port, path, key);
+      socket.setEncoding('latin1');
+      let received = '';
+      // A client that never stalls but reads slowly: a chunk, then a pause of 250 ms.
+      const slowly = (chunk: string) => {
+        received += chunk;
+        socket.pause();
+        setTimeout(() => socket.resume(), 250).unref();
+      };
+      socket.on('data', slowly);
+      await until('the export is open', async () => (await exporting()) >= 1);
+      await until('the export is ended on the server', async () => (await exporting()) === 0, 15_000);
+      // What was sent before the end, read at full speed: it lacks the terminating chunk.
+      socket.off('data', slowly);
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+      });
+      socket.resume();
+      await new Promise((resolve) => socket.once('close', resolve));
+      assert.match(received, /^HTTP\/1\.1 200/);
+      assert.ok(!received.endsWith('\r\n0\r\n\r\n'), 'an ended export never gets the terminating chunk');
+      await until('no session holds the export', async () => (await exporting()) === 0);
+    } finally {
+      await hasty.close();
+    }
+  });
+
+  test('an export whose key’s window admits nothing within EXPORT_STALL_MS is ended, not parked on its slot', async () => {
+    const { raw, keyId } = await makeKey(db, { plan: 'developer', mode: 'test', scopes: ['read'] });
+    // 29 of the test key's 30 spent just now: the export is admitted, its next rows would wait ~60 s.
+    for (let i = 0; i < 29; i++) await app.limiter.hit(`key:${keyId}`, 30, 60_000);
+    const socket = rawGet(port, '/api/v1/events/export', raw);
+    socket.setEncoding('latin1');
+    let received = '';
+    socket.on('data', (chunk: string) => {
+      received += chunk;
+    });
+    const started = Date.now();
+    await new Promise((resolve) => socket.once('close', resolve));
+    assert.ok(Date.now() - started < 30_000, `ended after ${Date.now() - started} ms, not after the window`);
+    assert.match(received, /^HTTP\/1\.1 200/);
+    assert.ok(!received.endsWith('\r\n0\r\n\r\n'), 'an ended export never gets the terminating chunk');
+    await until('no session holds the export', async () => (await exporting()) === 0);
+  });
+
+  test('an export whose key is revoked ends at its next batch, without the terminating chunk', async () => {
+    const patient = await testApp(db);
+    await patient.listen({ port: 0, host: '127.0.0.1' });
+    try {
+      const revoked = await makeKey(db, { plan: 'institutional', scopes: ['read'] });
+      const socket = rawGet(
+        (patient.server.address() as AddressInfo).port,
+        '/api/v1/events/export',
+        revoked.raw,
+      );
+      socket.setEncoding('latin1');
+      let received = '';
+      await new Promise<void>((resolve) =>
+        socket.once('data', (chunk: string) => {
+          received += chunk;
+          socket.pause();
+          resolve();
+        }),
+      );
+      await db.query('UPDATE api_keys SET revoked_at = now() WHERE id = $1', [revoked.keyId]);
+      await settled(patient);
+      const ended = new Promise((resolve) => socket.once('close', resolve));
+      socket.on('data', (chunk: string) => {
+        received += chunk;
+      });
+      socket.resume();
+      await ended;
+      const rows = received.split('\r\n').filter((line) => line.startsWith('CONT_AWD_')).length;
+      assert.ok(rows < 30_000, `${rows} rows were sent to a revoked key`);
+      assert.ok(!received.endsWith('\r\n0\r\n\r\n'), 'the revoked export never gets the terminating chunk');
+      await until('no session holds the export', async () => (await exporting()) === 0);
+    } finally {
       await patient.close();
     }
   });

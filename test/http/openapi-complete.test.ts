@@ -94,7 +94,8 @@ before(async () => {
     [webhookId],
   );
   assert.ok(delivery);
-  payload = { body: deliveryBody(delivery.payload), json: delivery.payload };
+  const body = deliveryBody(delivery.payload, delivery.id);
+  payload = { body, json: JSON.parse(body) };
   Object.assign(samples, {
     contracts: contract.id,
     users: bystander.userId,
@@ -437,8 +438,15 @@ describe('the signal.created webhook', () => {
     const example = op?.requestBody?.content['application/json']?.example;
     const created = doc.paths['/api/v1/webhooks']?.post?.responses['201'];
     const secret = (created && (jsonMedia(created)?.example as { secret: string }))?.secret ?? '';
+    const deliveryId = String(op?.parameters?.find((p) => p.name === 'X-Service-Delivery')?.example);
     const t = Number(/^t=(\d+)/.exec(String(signature))?.[1]);
-    const verified = verifyWebhook(deliveryBody(example), String(signature), secret, { now: t * 1000 });
+    const body = deliveryBody(example, deliveryId);
+    assert.equal(
+      (example as { delivery_id?: string }).delivery_id,
+      deliveryId,
+      "the body names the header's id",
+    );
+    const verified = verifyWebhook(body, String(signature), secret, { now: t * 1000 });
     assert.equal(verified.ok, true, JSON.stringify(verified));
   });
 });

@@ -114,4 +114,29 @@ describe('verifying a real delivery', () => {
     const malformed = verifyWebhook(delivery.body, header.toUpperCase(), secret);
     assert.deepEqual(malformed.ok ? null : malformed.reason, 'malformed_header');
   });
+
+  test('the delivery id is signed: a replay under a fresh X-Service-Delivery is refused, a rewritten body id fails the HMAC', () => {
+    const headerId = String(delivery.headers['x-service-delivery']);
+    const event = constructEvent(delivery.body, delivery.headers, secret);
+    assert.equal(event.delivery_id, headerId, 'the body names the delivery the header names');
+    const freshId = '11111111-1111-4111-8111-111111111111';
+    for (const replayed of [
+      { ...delivery.headers, 'x-service-delivery': freshId },
+      { ...delivery.headers, 'x-service-delivery': [headerId, freshId] },
+      new Headers({
+        'X-Service-Signature': String(delivery.headers['x-service-signature']),
+        'X-Service-Delivery': freshId,
+      }),
+    ]) {
+      assert.ok(verifyWebhook(delivery.body, replayed, secret).ok, 'the signature alone still verifies');
+      assert.throws(
+        () => constructEvent(delivery.body, replayed, secret),
+        (e: unknown) => e instanceof WebhookVerificationError && e.reason === 'delivery_mismatch',
+      );
+    }
+    const rewritten = delivery.body.replace(headerId, freshId);
+    assert.notEqual(rewritten, delivery.body);
+    const result = verifyWebhook(rewritten, { ...delivery.headers, 'x-service-delivery': freshId }, secret);
+    assert.deepEqual(result.ok ? null : result.reason, 'signature_mismatch');
+  });
 });

@@ -194,12 +194,12 @@ describe('the tier policy holds in every representation', () => {
     assert.ok(signal);
     const hook = await makeWebhook(db, config, 'https://93.184.216.34/tiers');
     await db.transaction((tx) => enqueueSignalCreated(tx, [{ ...signal, inserted: true }], 0));
-    const [row] = await db.query<{ payload: unknown }>(
-      'SELECT payload FROM webhook_deliveries WHERE webhook_id = $1',
+    const [row] = await db.query<{ id: string; payload: unknown }>(
+      'SELECT id, payload FROM webhook_deliveries WHERE webhook_id = $1',
       [hook.webhookId],
     );
     assert.ok(row, 'the developer-plan webhook got the delivery');
-    const sent = JSON.parse(deliveryBody(row.payload)) as { data: Json };
+    const sent = JSON.parse(deliveryBody(row.payload, row.id)) as { data: Json };
     const tier = PLAN_LIMITS.developer.tier;
     const instances: Record<string, unknown> = { signal_created: sent.data, signal: sent.data.signal };
     for (const { record, field, rule } of RULES) {

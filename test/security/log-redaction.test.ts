@@ -97,3 +97,77 @@ describe('request logs', () => {
     }
   });
 });
+
+/** Every spelling of one key a client might send: decoding (percent, repeatedly) gives the key. */
+function spellingsOf(raw: string): string[] {
+  const full = (text: string) =>
+    [...text].map((c) => `%${c.charCodeAt(0).toString(16).padStart(2, '0')}`).join('');
+  return [
+    raw.replace('iv_', '%69v_'),
+    raw.replace('live', 'l%69ve').replace('test', 't%65st'),
+    raw.replace('_', '%255F'),
+    raw.replace('_', '%25255f'),
+    `${raw.slice(0, 20)}%${raw.charCodeAt(20).toString(16)}${raw.slice(21)}`,
+    full(raw),
+    full(raw).toUpperCase(),
+    full(full(raw)),
+    raw.replace('iv_', '\\u0069v_'),
+  ];
+}
+
+/** The text, and each of its decodings (percent and JSON escapes), as far as they go. */
+function decodings(text: string): string[] {
+  const out = [text];
+  for (let i = 0; i < 10; i += 1) {
+    const next = (out.at(-1) ?? '')
+      .replace(/%([0-9a-f]{2})/gi, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+      .replace(/\\\\u([0-9a-f]{4})|\\u([0-9a-f]{4})/gi, (_, a?: string, b?: string) =>
+        String.fromCharCode(Number.parseInt(a ?? b ?? '', 16)),
+      );
+    if (next === out.at(-1)) break;
+    out.push(next);
+  }
+  return out;
+}
+
+const assertNoKey = (logs: string, raw: string, what: string) => {
+  for (const text of decodings(logs)) assert.ok(!text.includes(secretOf(raw)), `${what}: ${logs}`);
+};
+
+describe('keys spelled with escapes', () => {
+  test('are redacted from logged URLs (path and query), live and test keys alike', async () => {
+    for (const mode of ['live', 'test'] as const) {
+      const { raw } = await makeKey(db, { plan: 'developer', mode });
+      for (const spelled of spellingsOf(raw)) {
+        for (const url of [
+          `/api/v1/companies/${spelled}`,
+          `/api/v1/events?q=${spelled}`,
+          `/nowhere/x%2F${spelled}`,
+        ]) {
+          const logs = await logsOf(() => app.inject({ url }));
+          assertNoKey(logs, raw, url);
+        }
+      }
+    }
+  });
+
+  test('are redacted from log messages, logged headers and bodies, and errors', async () => {
+    const { raw } = await makeKey(db, { mode: 'test' });
+    for (const spelled of spellingsOf(raw)) {
+      const logs = await logsOf(async () => {
+        app.log.info(`Route GET:/x/${spelled} not found`);
+        // Node's parsed headers may have no prototype: they are walked as well.
+        const headers = Object.assign(Object.create(null), { referer: `https://a.example/?q=${spelled}` });
+        app.log.warn({ headers, body: { note: [spelled] } }, 'seen');
+        app.log.error({ err: new Error(`bad URL /x?q=${spelled}`) }, 'failed');
+      });
+      assertNoKey(logs, raw, spelled);
+      assert.match(logs, /iv_test_\[redacted\]/);
+    }
+  });
+
+  test('text that only looks encoded is left as it is', async () => {
+    const logs = await logsOf(async () => app.log.info('/api/v1/events?q=100%25%20sure&agency=iv%2Dx'));
+    assert.match(logs, /100%25%20sure&agency=iv%2Dx/);
+  });
+});

@@ -86,10 +86,16 @@ describe('signal.created end to end', () => {
 
     const payload = JSON.parse(got.body) as {
       event: string;
+      delivery_id: string;
       data: { signal: object; contract: object };
       ts: number;
     };
-    assert.deepEqual(Object.keys(payload), ['event', 'data', 'ts']);
+    assert.deepEqual(Object.keys(payload), ['event', 'delivery_id', 'data', 'ts']);
+    assert.equal(
+      payload.delivery_id,
+      got.headers['x-service-delivery'],
+      'the signed body names the delivery',
+    );
     assert.equal(payload.event, 'signal.created');
     assert.deepEqual(payload.data.signal, signal, 'the Signal as the API serves it');
     assert.ok(!('rationale' in payload.data.signal));

@@ -89,18 +89,24 @@ describe('the signal.created outbox', () => {
     const hook = await makeWebhook(db, config, 'https://93.184.216.34/body');
     const signal = await signalOf('materiality');
     await db.transaction((tx) => enqueueSignalCreated(tx, [signal], 0, new Date(1_700_000_000_000)));
-    const [row] = await db.query<{ payload: unknown }>(
-      'SELECT payload FROM webhook_deliveries WHERE webhook_id = $1',
+    const [row] = await db.query<{ id: string; payload: unknown }>(
+      'SELECT id, payload FROM webhook_deliveries WHERE webhook_id = $1',
       [hook.webhookId],
     );
-    const body = deliveryBody(row?.payload);
-    const parsed = JSON.parse(body) as { data: { signal: object; contract: object }; ts: number };
-    assert.deepEqual(Object.keys(parsed), ['event', 'data', 'ts']);
+    assert.ok(row);
+    const body = deliveryBody(row.payload, row.id);
+    const parsed = JSON.parse(body) as {
+      delivery_id: string;
+      data: { signal: object; contract: object };
+      ts: number;
+    };
+    assert.deepEqual(Object.keys(parsed), ['event', 'delivery_id', 'data', 'ts']);
+    assert.equal(parsed.delivery_id, row.id, 'the delivery id is inside the signed bytes');
     assert.deepEqual(Object.keys(parsed.data), ['signal', 'contract']);
     assert.deepEqual(Object.keys(parsed.data.signal).slice(0, 3), ['id', 'contract_id', 'engine_name']);
     assert.ok(!('rationale' in parsed.data.signal));
     assert.equal(parsed.ts, 1_700_000_000_000);
-    assert.equal(deliveryBody(row?.payload), body);
+    assert.equal(deliveryBody(row.payload, row.id), body);
   });
 });
 

@@ -45,11 +45,11 @@ describe('signal.created and predictions', () => {
     assert.equal(counts.predictions, 1);
     const payloads = async (hook: string) =>
       (
-        await db.query<{ payload: Record<string, unknown> }>(
-          `SELECT payload FROM webhook_deliveries WHERE webhook_id = $1 AND payload -> 'data' -> 'contract' ->> 'id' = $2`,
+        await db.query<{ id: string; payload: Record<string, unknown> }>(
+          `SELECT id, payload FROM webhook_deliveries WHERE webhook_id = $1 AND payload -> 'data' -> 'contract' ->> 'id' = $2`,
           [hook, 'DOD_ANN_2019-02-20_0001_1'],
         )
-      ).map((r) => JSON.parse(deliveryBody(r.payload)) as { data: Record<string, unknown> });
+      ).map((r) => JSON.parse(deliveryBody(r.payload, r.id)) as { data: Record<string, unknown> });
     const rich = await payloads(institutional);
     const plain = await payloads(developer);
     assert.ok(rich.length > 0 && plain.length > 0);

@@ -358,6 +358,12 @@ function listen(refresh, status) {
     void run();
   });
   source.addEventListener('degraded', () => mode('checking every 30 s', true));
+  // The session was signed out or expired: reconnecting would only be refused.
+  source.addEventListener('end', (event) => {
+    if (JSON.parse(event.data).reason === 'shutdown') return;
+    source.close();
+    mode('signed out', false);
+  });
   source.addEventListener('error', () => {
     if (source.readyState === EventSource.CLOSED) mode('checking every 30 s', true);
     else status.textContent = 'reconnecting…';

@@ -1,4 +1,5 @@
 import type { App, Services } from '../../http/types.ts';
+import { SessionStreams } from '../streams.ts';
 import { registerAdminUsers } from './admin-users.ts';
 import { registerCandles } from './candles.ts';
 import { registerCompanies } from './companies.ts';
@@ -25,10 +26,12 @@ import { registerWebhooks } from './webhooks.ts';
  * rules (plans, maxima, webhook target vetting) are the same everywhere.
  */
 export function registerDashboard(app: App, services: Services): void {
+  // The event streams, which sign-out ends.
+  const streams = new SessionStreams(services.db, services.now);
   registerStatic(app);
   registerSignup(app, services);
   registerSignin(app, services);
-  registerSignout(app, services);
+  registerSignout(app, services, streams);
   registerMe(app, services);
   registerKeys(app, services);
   registerUsage(app, services);
@@ -40,6 +43,6 @@ export function registerDashboard(app: App, services: Services): void {
   registerAdminUsers(app, services);
   registerSignals(app, services);
   registerPredictions(app, services);
-  registerSignalStream(app, services);
+  registerSignalStream(app, services, streams);
   registerEvidence(app, services);
 }

@@ -1,11 +1,10 @@
-import type { ServerResponse } from 'node:http';
 import { access } from '../../http/access.ts';
-import { errors } from '../../http/errors.ts';
+import { signedIn } from '../../http/session-auth.ts';
 import type { App, Services } from '../../http/types.ts';
 import { CHANNELS } from '../../store/notifications.ts';
+import { readCookie, SESSION_COOKIE, sessionHash } from '../sessions.ts';
+import type { EndReason, SessionStreams } from '../streams.ts';
 
-/** Open streams per process; past it a new one is refused with 503 (the page then polls). */
-export const MAX_STREAMS = 1000;
 /** A comment line this often keeps proxies from closing an idle stream and finds dead sockets. */
 export const KEEPALIVE_MS = 25_000;
 
@@ -17,19 +16,20 @@ export const KEEPALIVE_MS = 25_000;
  *
  * `ready` opens the stream (`live`: whether notifications arrive now); `resync` follows a lapse of the
  * notification connection (notifications sent meanwhile are lost, so the page re-reads), `degraded`
- * starts one (the page polls until `resync`).
+ * starts one (the page polls until `resync`). `end` (`reason`: `signed_out`, `expired`, `shutdown`) is
+ * the last event when the server ends the stream: its session was signed out or expired (streams.ts).
  */
-export function registerSignalStream(app: App, { now }: Services): void {
-  const open = new Set<ServerResponse>();
+export function registerSignalStream(app: App, { now }: Services, streams: SessionStreams): void {
   // Streams never end by themselves: closing the server ends them first, else it would wait forever.
   app.addHook('preClose', (done) => {
-    for (const res of open) res.end();
+    streams.endAll();
     done();
   });
 
-  app.get('/dashboard/api/signal-stream', { config: access.user }, (_request, reply) => {
+  app.get('/dashboard/api/signal-stream', { config: access.user }, (request, reply) => {
     const bus = app.caches.bus;
-    if (open.size >= MAX_STREAMS) throw errors.busy();
+    const session = signedIn(request);
+    streams.admit(session.user.id);
     reply.hijack();
     const res = reply.raw;
     res.writeHead(200, {
@@ -48,14 +48,19 @@ export function registerSignalStream(app: App, { now }: Services): void {
         ]
       : [];
     const keepalive = setInterval(() => res.write(':\n\n'), KEEPALIVE_MS);
-    open.add(res);
     res.on('close', () => {
-      open.delete(res);
       clearInterval(keepalive);
       for (const stop of unsubscribe) stop();
       // The client went away: a half-closed socket would otherwise be kept, and hold up the server's close.
       res.destroy();
     });
+    const end = (reason: EndReason) => {
+      if (res.writableEnded) return;
+      send('end', { reason });
+      res.end();
+    };
+    const token = readCookie(request.headers.cookie, SESSION_COOKIE) ?? '';
+    streams.add({ userId: session.user.id, session: sessionHash(token), res, end }, session.expiresAt);
     send('ready', { live: bus?.healthy ?? false });
   });
 }

@@ -1,6 +1,7 @@
 import { eventExport } from '../../store/export.ts';
 import { access } from '../access.ts';
-import { ExportParams, type ExportSlots, exportFormat, exportResponse, sendExport } from '../export.ts';
+import { ExportParams, exportFormat, exportResponse, sendExport } from '../export.ts';
+import type { ExportSlots } from '../export-guard.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
 import { EventItem } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
@@ -13,7 +14,9 @@ const exportSchema = {
   summary: 'Every event of a filter as one CSV or NDJSON download, streamed',
   description:
     'The filters of /api/v1/events, in its order, without paging. Charged against the rate limit at one ' +
-    'request per 200 rows as they stream (see the API guide, "Export").',
+    'request per 200 rows as they stream (see the API guide, "Export"). An account runs at most 2 exports at ' +
+    'once (then 429 with Retry-After) and a server 4 (then 503); the key and its plan are checked again before ' +
+    'each batch, and an export runs at most EXPORT_DEADLINE_MS.',
   querystring: Query({ ...filters, ...ExportParams }),
   response: { 200: exportResponse('event', EventItem), ...errorResponses(400, 503) },
 };

@@ -1,4 +1,4 @@
-import { ExportSlots } from '../export.ts';
+import { ExportSlots } from '../export-guard.ts';
 import type { App, Services } from '../types.ts';
 import { registerAdminDeliveries } from './admin-deliveries.ts';
 import { registerAdminIngest } from './admin-ingest.ts';

@@ -1,6 +1,7 @@
 import { signalExport } from '../../store/export.ts';
 import { access } from '../access.ts';
-import { ExportParams, type ExportSlots, exportFormat, exportResponse, sendExport } from '../export.ts';
+import { ExportParams, exportFormat, exportResponse, sendExport } from '../export.ts';
+import type { ExportSlots } from '../export-guard.ts';
 import { errorResponses, Query } from '../schemas/common.ts';
 import { SignalItem } from '../schemas/resources.ts';
 import type { App, Handler, Services } from '../types.ts';
@@ -13,7 +14,9 @@ const exportSchema = {
   summary: "Every signal of an engine's current version matching a filter, as one CSV or NDJSON download",
   description:
     'The filters of /api/v1/signals, in its order, without paging. Charged against the rate limit at one ' +
-    'request per 200 rows as they stream (see the API guide, "Export").',
+    'request per 200 rows as they stream (see the API guide, "Export"). An account runs at most 2 exports at ' +
+    'once (then 429 with Retry-After) and a server 4 (then 503); the key and its plan are checked again before ' +
+    'each batch, and an export runs at most EXPORT_DEADLINE_MS.',
   querystring: Query({ ...filters, ...ExportParams }),
   response: { 200: exportResponse('signal', SignalItem), ...errorResponses(400, 503) },
 };

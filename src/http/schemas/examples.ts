@@ -736,17 +736,18 @@ export function errorExample(status: number, path: string) {
 
 const { rationale: _rescoredRationale, ...RESCORED_WITHOUT_RATIONALE } = RESCORED;
 
-/** A `signal.created` delivery: its id, a signature header and the payload the outbox wrote. */
+/** A `signal.created` delivery: its id, a signature header and the body the worker sends. */
 export function webhookExample() {
-  const payload = {
+  const stored = {
     event: 'signal.created',
     data: { signal: RESCORED_WITHOUT_RATIONALE, contract: CONTRACT },
     ts: 1795672236629,
   };
+  const body = deliveryBody(stored, DELIVERY.id);
   return {
     delivery: DELIVERY.id,
-    // Verifiable: the example webhook's secret over the bytes the worker sends for this payload.
-    signature: signatureHeader(NEW_WEBHOOK.secret, deliveryBody(payload), 1795672237),
-    payload,
+    // Verifiable: the example webhook's secret over the bytes the worker sends for this delivery.
+    signature: signatureHeader(NEW_WEBHOOK.secret, body, 1795672237),
+    payload: JSON.parse(body) as Record<string, unknown>,
   };
 }

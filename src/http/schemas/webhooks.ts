@@ -26,6 +26,12 @@ export const DeliveryStatus = StringEnum(DELIVERY_STATUSES);
  */
 export const SignalCreatedEvent = Type.Object({
   event: Type.Literal(SIGNAL_CREATED),
+  delivery_id: Type.String({
+    format: 'uuid',
+    description:
+      'The delivery id, as in X-Service-Delivery but covered by the signature: the same on every attempt and ' +
+      'resend of this delivery. De-duplicate on this one (and refuse a request whose header differs).',
+  }),
   data: Type.Object(
     {
       signal: Signal,
