@@ -102,6 +102,7 @@ export interface Contract {
   available_at: string;
   linked_id: string | null;
   link_method: LinkMethod | null;
+  source_url: string | null;
 }
 
 export interface ContractBundle {

@@ -5,7 +5,7 @@ import { type JsonList, jsonInteger, jsonNumber, jsonObject, jsonString, jsonTim
 /** Column lists shared by every query that returns contracts or signals, so rows map one way. */
 export const CONTRACT_COLUMNS = `c.id, c.ticker, c.recipient_name, c.award_date, c.contract_value, c.awarding_agency,
   c.awarding_sub_agency, c.description, c.naics, c.psc, c.nlp_classification, c.match_confidence, c.match_method,
-  c.source, c.announced_at, c.first_seen_at, c.available_at, c.linked_id, c.link_method`;
+  c.source, c.announced_at, c.first_seen_at, c.available_at, c.linked_id, c.link_method, c.source_url`;
 
 export const SIGNAL_COLUMNS = `s.id AS s_id, s.contract_id AS s_contract_id, s.engine_name AS s_engine_name,
   s.engine_version AS s_engine_version, s.engine_tier AS s_engine_tier, s.signal_score AS s_signal_score,
@@ -40,6 +40,7 @@ export const CONTRACT_JSON = jsonObject([
   ['available_at', jsonTimestamp('c.available_at')],
   ['linked_id', jsonString('c.linked_id')],
   ['link_method', jsonString('c.link_method')],
+  ['source_url', jsonString('c.source_url')],
 ]);
 
 const SIGNAL_FIELDS: [string, string][] = [
@@ -103,6 +104,7 @@ export function toContract(row: ContractRow): ContractDto {
     available_at: row.available_at,
     linked_id: row.linked_id,
     link_method: row.link_method,
+    source_url: row.source_url,
   };
 }
 

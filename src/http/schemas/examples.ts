@@ -32,6 +32,7 @@ const CONTRACT = {
   available_at: '2026-11-26T05:50:29.065Z',
   linked_id: null,
   link_method: null,
+  source_url: null,
 };
 
 const SIGNAL = {
