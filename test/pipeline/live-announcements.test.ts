@@ -13,7 +13,7 @@ import { type AnnouncementParagraph, parseAnnouncementsCsv } from '../../src/sou
 import { DodFeedReader } from '../../src/sources/dod-feed.ts';
 import { DodHttp } from '../../src/sources/dod-http.ts';
 import type { Db } from '../../src/store/db.ts';
-import { testConfig } from '../support/app.ts';
+import { getJson, keyedClient, testApp, testConfig } from '../support/app.ts';
 import { seededDb } from '../support/db.ts';
 import { FakeDod } from '../support/fake-dod.ts';
 import { buildArticle, buildFeed, type FeedEntry, releaseEntry } from '../support/fake-dod-feed.ts';
@@ -160,6 +160,27 @@ describe('live announcements: one poll of the feed', () => {
       ['DOD_ANN_2018-06-14_0002_1', 1],
       ['DOD_ANN_2018-06-14_0003_1', 1],
     ]);
+    // Served with the event, in the bundle and the lists.
+    const app = await testApp(db);
+    try {
+      const client = await keyedClient(app, db);
+      const bundle = await getJson<{ contract: { source_url: string | null; announced_at: string } }>(
+        client,
+        '/api/v1/contracts/DOD_ANN_2018-06-14_0001_1',
+      );
+      assert.equal(bundle.status, 200);
+      assert.equal(bundle.body.contract.source_url, urls.get(DAY));
+      const list = await getJson<{ data: { contract: { id: string; source_url: string | null } }[] }>(
+        client,
+        '/api/v1/events?ticker=LMT&source=announcement&from=2018-06-14&to=2018-06-14',
+      );
+      assert.equal(list.status, 200);
+      const listed = list.body.data.filter((item) => item.contract.id.startsWith('DOD_ANN_2018-06-14'));
+      assert.ok(listed.length >= 2);
+      assert.ok(listed.every((item) => item.contract.source_url === urls.get(DAY)));
+    } finally {
+      await app.close();
+    }
 
     // Polled again: asked conditionally, 304, nothing added.
     site.requests.length = 0;
