@@ -111,14 +111,15 @@ export interface PollState {
   nextRunAt: string | null;
 }
 
-const STATE_COLUMNS = `last_poll_at AS "lastPollAt", last_success_at AS "lastSuccessAt",
-  last_page_date AS "lastPageDate", last_page_url AS "lastPageUrl",
-  last_new_at AS "lastNewAt", last_error AS "lastError", last_error_at AS "lastErrorAt",
-  last_refused_at AS "lastRefusedAt", next_run_at AS "nextRunAt"`;
+/** The columns of PollState, from announcement_polls aliased `p`. */
+export const POLL_STATE_COLUMNS = `p.last_poll_at AS "lastPollAt", p.last_success_at AS "lastSuccessAt",
+  p.last_page_date AS "lastPageDate", p.last_page_url AS "lastPageUrl", p.last_new_at AS "lastNewAt",
+  p.last_error AS "lastError", p.last_error_at AS "lastErrorAt", p.last_refused_at AS "lastRefusedAt",
+  p.next_run_at AS "nextRunAt"`;
 
 export async function pollState(db: Queryable, source = DOD_FEED_SOURCE): Promise<PollState | null> {
   const rows = await db.query<PollState>(
-    `SELECT ${STATE_COLUMNS} FROM announcement_polls WHERE source = $1`,
+    `SELECT ${POLL_STATE_COLUMNS} FROM announcement_polls p WHERE source = $1`,
     [source],
   );
   return rows[0] ?? null;

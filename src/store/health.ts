@@ -1,3 +1,4 @@
+import { DOD_FEED_SOURCE, POLL_STATE_COLUMNS, type PollState } from './announcement-pages.ts';
 import type { Queryable } from './db.ts';
 
 export interface HealthFacts {
@@ -9,6 +10,8 @@ export interface HealthFacts {
   webhookLagS: number | null;
   /** When the scheduled ingest against `baseUrl` last saved progress (null: never, or not asked). */
   ingestProgressAt: string | null;
+  /** The live announcement poll's state (null before its first poll). */
+  announcements: PollState | null;
 }
 
 /** Seconds the oldest claimable delivery has waited (see HealthFacts.webhookLagS), as a subquery. */
@@ -26,17 +29,24 @@ const WEBHOOK_LAG = `(SELECT extract(epoch FROM now() - min(d.next_attempt_at)):
  * any worker keeps up, wherever it runs.
  */
 export async function healthFacts(db: Queryable, ingestBaseUrl: string | null): Promise<HealthFacts> {
-  const rows = await db.query<{ webhook_lag_s: number | null; ingest_progress_at: string | null }>(
+  const rows = await db.query<
+    { webhook_lag_s: number | null; ingest_progress_at: string | null; polled: boolean } & PollState
+  >(
     `SELECT
        ${WEBHOOK_LAG} AS webhook_lag_s,
        (SELECT max(updated_at) FROM ingest_checkpoints
         WHERE $1::text IS NOT NULL AND base_url = $1 AND date_type = 'last_modified_date'
-       ) AS ingest_progress_at`,
-    [ingestBaseUrl],
+       ) AS ingest_progress_at,
+       p.source IS NOT NULL AS polled, ${POLL_STATE_COLUMNS}
+     FROM (SELECT 1) AS one LEFT JOIN announcement_polls p ON p.source = $2`,
+    [ingestBaseUrl, DOD_FEED_SOURCE],
   );
+  const row = rows[0];
+  const { webhook_lag_s, ingest_progress_at, polled, ...state } = row ?? ({} as Partial<(typeof rows)[0]>);
   return {
-    webhookLagS: rows[0]?.webhook_lag_s ?? null,
-    ingestProgressAt: rows[0]?.ingest_progress_at ?? null,
+    webhookLagS: webhook_lag_s ?? null,
+    ingestProgressAt: ingest_progress_at ?? null,
+    announcements: polled ? (state as PollState) : null,
   };
 }
 

@@ -236,6 +236,18 @@ const HEALTH = {
     scheduled: false,
     last_progress_at: null,
   },
+  announcements: {
+    ok: true,
+    live: true,
+    last_page_date: '2026-11-25',
+    last_page_url: 'https://www.war.gov/News/Contracts/Contract/Article/4343860/',
+    last_poll_at: '2026-11-26T05:45:00.120Z',
+    last_success_at: '2026-11-26T05:45:00.120Z',
+    last_error: null,
+    last_error_at: null,
+    last_refused_at: null,
+    next_run_at: '2026-11-26T13:00:00.000Z',
+  },
   engines: [
     {
       name: 'materiality',
