@@ -106,7 +106,12 @@ async function pollOnce(
       return 'failed';
     }
   });
-  if (polled === null || polled === 'recent') options.metrics?.poll('skipped');
+  if (polled === null || polled === 'recent') {
+    options.metrics?.poll('skipped');
+    log.info(
+      `announcements: live poll skipped: ${polled === null ? 'another process is polling' : 'another process polled moments ago'}`,
+    );
+  }
   return polled !== 'failed';
 }
 

@@ -12,6 +12,7 @@ import { cli } from '../support/cli.ts';
 import { admin, SEED_TEMPLATE, TEST_DATABASE_URL, withDatabase } from '../support/db.ts';
 import { FakeDod, fixtureParagraphs } from '../support/fake-dod.ts';
 import { buildArticle, buildFeed, releaseEntry } from '../support/fake-dod-feed.ts';
+import { startServe } from '../support/serve.ts';
 
 const DATE = '2018-06-15';
 const name = `market_intel_t_live_${process.pid}_${randomBytes(3).toString('hex')}`;
@@ -86,6 +87,51 @@ describe('ingest announcements --live', () => {
     assert.equal(third.code, 0, third.stderr);
     assert.match(third.stderr, /0 pages read, 1 unchanged, 0 new paragraphs/);
     assert.equal((await stored()).length, twice.length);
+  });
+
+  test('serve with ANNOUNCEMENTS_LIVE=on polls at start and reports the poll in /health; --no-worker does not poll', async () => {
+    const date = '2018-06-14';
+    const day = fixtureParagraphs().get(DATE) ?? [];
+    site.setPage(
+      date,
+      buildArticle(
+        date,
+        day.slice(0, 3).map((p) => ({ ...p, date })),
+      ),
+    );
+    site.feed = buildFeed([
+      releaseEntry(date, site.articleUrl(date)),
+      releaseEntry(DATE, site.articleUrl(DATE)),
+    ]);
+    // The runs above polled moments ago: a poller would skip its first slot.
+    const db = await openDb({ databaseUrl, dataDir: '' });
+    await db.query(`UPDATE announcement_polls SET last_poll_at = last_poll_at - interval '1 hour'`);
+    await db.close();
+    const liveEnv = { ...env, ANNOUNCEMENTS_LIVE: 'on', SECRET_KEY: 'live-feed-test-secret-key' };
+    const front = startServe(['--no-worker'], liveEnv);
+    try {
+      await front.waitFor((l) => l.msg.startsWith('Server listening'), 'the --no-worker server');
+      const server = startServe([], liveEnv);
+      try {
+        const polled = await server.waitFor((l) => /announcements: live poll:/.test(l.msg), 'a live poll');
+        assert.match(polled.msg, /2 releases listed, 1 read, 1 unchanged, \d+ new paragraphs/);
+        const listening = await server.waitFor((l) => l.msg.startsWith('Server listening'), 'listening');
+        const url = /(http:\/\/\S+)/.exec(listening.msg)?.[1];
+        const health = (await (await fetch(`${url}/api/v1/health`)).json()) as {
+          announcements: { live: boolean; ok: boolean; last_page_date: string; next_run_at: string | null };
+        };
+        assert.equal(health.announcements.live, true);
+        assert.equal(health.announcements.last_page_date, DATE);
+        assert.ok(health.announcements.next_run_at);
+        assert.ok(!front.lines.some((l) => /live poll/.test(l.msg)), 'the --no-worker process does not poll');
+      } finally {
+        server.child.kill('SIGTERM');
+        await server.exited;
+      }
+    } finally {
+      front.child.kill('SIGTERM');
+      await front.exited;
+    }
   });
 
   test('a refusal (403) exits 1 naming the remedy; --live with other options exits 2', async () => {
