@@ -7,10 +7,10 @@
 import { CommandFailed, say, withDb } from './cli-errors.ts';
 import type { Config } from './config.ts';
 import { createPipelineContext } from './pipeline/context.ts';
-import { pollLiveAnnouncements, withPollLock } from './pipeline/live-announcements.ts';
+import { pollLiveAnnouncements } from './pipeline/live-announcements.ts';
 import { liveReader } from './pipeline/live-scheduler.ts';
 import { DodContractsError } from './sources/dod-http.ts';
-import { recordPoll } from './store/announcement-pages.ts';
+import { recordPoll, withPollLock } from './store/announcement-pages.ts';
 import { migrate } from './store/migrate.ts';
 
 export async function pollAnnouncementsOnce(config: Config): Promise<void> {

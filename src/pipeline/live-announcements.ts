@@ -19,13 +19,9 @@ import {
   savePage,
   touchPage,
 } from '../store/announcement-pages.ts';
-import type { Db } from '../store/db.ts';
 import { reconcile } from './amendments.ts';
 import { ingestAnnouncements } from './announcements.ts';
 import type { PipelineContext } from './context.ts';
-
-/** The advisory lock a poll holds (one poller in a cluster). */
-export const LIVE_POLL_LOCK = 7_426_032;
 
 export interface LivePollResult {
   /** "Contracts For" items in the feed. */
@@ -52,19 +48,6 @@ export interface LivePollOptions {
   signal?: AbortSignal;
   now?: () => Date;
   log?: (line: string) => void;
-}
-
-/**
- * Runs `fn` holding the poll lock, or returns null at once when another process holds it. The lock
- * lives in a transaction left open for the poll (its writes go through other connections).
- */
-export async function withPollLock<T>(db: Db, fn: () => Promise<T>): Promise<T | null> {
-  return db.transaction(async (tx) => {
-    const [row] = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [
-      LIVE_POLL_LOCK,
-    ]);
-    return row?.got ? fn() : null;
-  });
 }
 
 export async function pollLiveAnnouncements(

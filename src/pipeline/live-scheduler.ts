@@ -9,11 +9,11 @@ import type { Config } from '../config.ts';
 import type { AnnouncementMetrics } from '../infra/announcement-metrics.ts';
 import { DodFeedReader } from '../sources/dod-feed.ts';
 import { DodContractsError, DodHttp } from '../sources/dod-http.ts';
-import { pollState, recordNextRun, recordPoll } from '../store/announcement-pages.ts';
+import { pollState, recordNextRun, recordPoll, withPollLock } from '../store/announcement-pages.ts';
 import type { Db } from '../store/db.ts';
 import { DEFAULT_SCHEDULE, nextPoll } from './announcement-schedule.ts';
 import { createPipelineContext } from './context.ts';
-import { type LivePollResult, pollLiveAnnouncements, withPollLock } from './live-announcements.ts';
+import { type LivePollResult, pollLiveAnnouncements } from './live-announcements.ts';
 import type { Scheduler } from './scheduler.ts';
 
 /** A whole poll (feed and every article, retries included) ends within this. */

@@ -4,10 +4,26 @@
  * state shared by every process of a cluster (health, metrics, dashboard).
  */
 import type { ArticleCopy } from '../sources/dod-feed.ts';
-import type { Queryable } from './db.ts';
+import type { Db, Queryable } from './db.ts';
 
 /** The one live source so far. */
 export const DOD_FEED_SOURCE = 'dod-feed';
+
+/** The advisory lock a live poll holds (one poller in a cluster). */
+export const LIVE_POLL_LOCK = 7_426_032;
+
+/**
+ * Runs `fn` holding the poll lock, or returns null at once when another process holds it. The lock
+ * lives in a transaction left open for the poll (its writes go through other connections).
+ */
+export async function withPollLock<T>(db: Db, fn: () => Promise<T>): Promise<T | null> {
+  return db.transaction(async (tx) => {
+    const [row] = await tx.query<{ got: boolean }>('SELECT pg_try_advisory_xact_lock($1) AS got', [
+      LIVE_POLL_LOCK,
+    ]);
+    return row?.got ? fn() : null;
+  });
+}
 
 export async function articleCopy(db: Queryable, articleId: string): Promise<ArticleCopy | null> {
   const rows = await db.query<ArticleCopy>(
