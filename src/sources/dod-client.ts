@@ -122,8 +122,12 @@ function releaseRange(tokens: Token[], ends: Map<number, number>): { from: numbe
 /**
  * The release in a page: its plain text (one paragraph or heading a line, the "Contracts For" title
  * line dropped) and the dates the page names itself by (<title>, <h1>, a title line in the release).
+ * With `softBreaks`, a <br> inside a sentence joins its two halves (see `midSentence`).
  */
-export function releaseFromHtml(html: string): { text: string; dates: string[] } {
+export function releaseFromHtml(
+  html: string,
+  options: { softBreaks?: boolean } = {},
+): { text: string; dates: string[] } {
   const tokens = tokenize(html);
   const ends = matchEnds(tokens);
   const names: string[] = [];
@@ -133,9 +137,24 @@ export function releaseFromHtml(html: string): { text: string; dates: string[] }
     if (end !== undefined && end - i <= 64) names.push(tokensToText(tokens, { from: i + 1, to: end, ends }));
   });
   const { from, to } = releaseRange(tokens, ends);
-  const lines = tokensToText(tokens, { from, to, ends, ownLine: looksLikeHeading }).split('\n');
+  const softBreak = options.softBreaks ? midSentence : undefined;
+  const lines = tokensToText(tokens, { from, to, ends, ownLine: looksLikeHeading, softBreak }).split('\n');
   names.push(...lines.filter((line) => TITLE_LINE.test(line)));
   return { text: lines.filter((line) => !TITLE_LINE.test(line)).join('\n'), dates: datesNamed(names) };
+}
+
+/**
+ * A line cut mid-sentence: text that ends without closing punctuation and is no heading, title or
+ * footnote (`*Small business`).
+ */
+function midSentence(line: string): boolean {
+  return (
+    line !== '' &&
+    !line.startsWith('*') &&
+    !/[.;:!?)"'\u201d*]$/.test(line) &&
+    !looksLikeHeading(line) &&
+    !TITLE_LINE.test(line)
+  );
 }
 
 /** A plain-text release: title lines out, their dates kept. */

@@ -159,6 +159,7 @@ export class DodFeedReader {
     const answer = await this.http.get(this.feedUrl, {
       accept: FEED_ACCEPT,
       kinds: ['xml', 'html', 'text'],
+      fallback: 'xml',
       what: 'DoD contracts feed',
       about: 'feed',
       signal,
@@ -184,6 +185,7 @@ export class DodFeedReader {
     const answer = await this.http.get(item.url, {
       accept: PAGE_ACCEPT,
       kinds: ['html'],
+      fallback: 'html',
       what: 'DoD contracts article',
       about: `${item.date}, article ${item.articleId}`,
       validators: copy ? { etag: copy.etag, lastModified: copy.lastModified } : undefined,
@@ -191,7 +193,7 @@ export class DodFeedReader {
       onRetry: (info) => this.onRetry?.({ what: `${item.date} (${item.url})`, ...info }),
     });
     if (answer.status !== 'ok') return { status: answer.status };
-    const release = releaseFromHtml(answer.text);
+    const release = releaseFromHtml(answer.text, { softBreaks: true });
     if (release.dates.length > 0 && !release.dates.includes(item.date)) {
       throw new DodContractsError(
         `DoD contracts article ${item.articleId} is titled ${item.title} in the feed but is the release of ${release.dates.join(', ')} (${answer.url})`,

@@ -87,6 +87,8 @@ export type BodyKind = 'html' | 'text' | 'xml';
 export interface GetOptions {
   accept: string;
   kinds: readonly BodyKind[];
+  /** How a body without a content type (or `application/octet-stream`) is read; refused when unset. */
+  fallback?: BodyKind;
   /** What is asked for, in messages: `DoD contracts page`. */
   what: string;
   /** Which one, in messages: a date, an article id. */
@@ -300,7 +302,7 @@ export class DodHttp {
       const read = await readCapped(body, 16_384);
       return failure('http', false, `answered ${status}: ${clip(read.text('utf-8'))}`, status, url);
     }
-    const type = contentType(header(headers['content-type']));
+    const type = contentType(header(headers['content-type']), options.fallback);
     if (!type.kind || !options.kinds.includes(type.kind)) {
       discard(body);
       return failure('content-type', false, `is ${type.raw || 'of no content type'}`, status, url);
@@ -364,13 +366,17 @@ const KINDS: Record<string, BodyKind> = {
   'text/xml': 'xml',
 };
 
-function contentType(raw: string): { kind: BodyKind | null; charset: string; raw: string } {
+function contentType(
+  raw: string,
+  fallback?: BodyKind,
+): { kind: BodyKind | null; charset: string; raw: string } {
   const [mime = '', ...params] = raw.split(';').map((part) => part.trim());
+  const untyped = mime === '' || mime.toLowerCase() === 'application/octet-stream';
   const charset =
     params
       .map((p) => /^charset\s*=\s*"?([^";\s]+)"?$/i.exec(p)?.[1])
       .find((c): c is string => c !== undefined) ?? 'utf-8';
-  return { kind: KINDS[mime.toLowerCase()] ?? null, charset, raw };
+  return { kind: KINDS[mime.toLowerCase()] ?? (untyped ? (fallback ?? null) : null), charset, raw };
 }
 
 function tooLarge(max: number, declared?: number): string {

@@ -12,7 +12,12 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { parseParagraph, splitAnnouncementPage } from '../../src/sources/announcements.ts';
 import { releaseFromHtml } from '../../src/sources/dod-client.ts';
-import { articleIdOf, contractsTitleDate, parseContractsFeed } from '../../src/sources/dod-feed.ts';
+import {
+  articleIdOf,
+  contractsTitleDate,
+  DodFeedReader,
+  parseContractsFeed,
+} from '../../src/sources/dod-feed.ts';
 import { DodHttp } from '../../src/sources/dod-http.ts';
 import { announcementId } from '../../src/store/announcements.ts';
 import { paragraphsByDay } from '../support/fake-dod.ts';
@@ -113,7 +118,7 @@ describe('articles', () => {
     const days = paragraphsByDay(readFileSync(SHARED, 'utf8'));
     let same = 0;
     for (const [date, want] of days) {
-      const release = releaseFromHtml(buildArticle(date, want));
+      const release = releaseFromHtml(buildArticle(date, want), { softBreaks: true });
       assert.deepEqual(release.dates, [date], date);
       const got = splitAnnouncementPage(date, release.text);
       assert.deepEqual(
@@ -136,6 +141,74 @@ describe('articles', () => {
     }
     assert.equal(days.size, 1104);
     assert.ok(same >= 1102, `${same} days with the same ids`);
+  });
+});
+
+describe('articles: breaks inside a sentence', () => {
+  test('a <br> mid-sentence joins; after a full stop, a heading or a footnote it breaks', () => {
+    const html =
+      '<div class="body"><p><strong>NAVY</strong><br>Acme Corp., Reston,<br>Virginia, was awarded a $9,000,000 ' +
+      'contract.<br><br>Beta LLC, Dayton,<br />\r\nOhio, has been awarded $8,500,000.<br>*Small business<br>Gamma Inc.</p></div>';
+    assert.deepEqual(splitAnnouncementPage('2016-09-30', releaseFromHtml(html, { softBreaks: true }).text), [
+      {
+        date: '2016-09-30',
+        section: 'NAVY',
+        paragraphNo: 1,
+        text: 'Acme Corp., Reston, Virginia, was awarded a $9,000,000 contract.',
+      },
+      {
+        date: '2016-09-30',
+        section: 'NAVY',
+        paragraphNo: 2,
+        text: 'Beta LLC, Dayton, Ohio, has been awarded $8,500,000.',
+      },
+      { date: '2016-09-30', section: 'NAVY', paragraphNo: 3, text: '*Small business' },
+      { date: '2016-09-30', section: 'NAVY', paragraphNo: 4, text: 'Gamma Inc.' },
+    ]);
+    // Without it (the ?date= pages of dod-client.ts), every <br> is a line.
+    assert.equal(splitAnnouncementPage('2016-09-30', releaseFromHtml(html).text).length, 6);
+  });
+});
+
+describe('the reader: content types', () => {
+  test('a feed or article sent without a content type is read; a PDF is refused', async () => {
+    const date = '2026-11-25';
+    const types = new Map<string, string | null>([
+      ['/feed', null],
+      ['/News/Contracts/Contract/Article/5/', 'application/octet-stream'],
+    ]);
+    const server = createServer((req, res) => {
+      const type = types.get(req.url ?? '');
+      if (type) res.setHeader('content-type', type);
+      res.end(
+        req.url === '/feed'
+          ? buildFeed([releaseEntry(date, '/News/Contracts/Contract/Article/5/')])
+          : buildArticle(date, [
+              {
+                date,
+                section: 'NAVY',
+                paragraphNo: 1,
+                text: 'Acme Corp., Reston, Virginia, is awarded $9,000,000.',
+              },
+            ]),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const http = new DodHttp({ maxAttempts: 1, env: {} });
+    try {
+      const reader = new DodFeedReader(http, `${base}/feed`);
+      const [item] = await reader.items();
+      assert.equal(item?.date, date);
+      const article = item ? await reader.article(item, null) : null;
+      assert.equal(article?.status === 'ok' ? article.paragraphs.length : -1, 1);
+      types.set('/News/Contracts/Contract/Article/5/', 'application/pdf');
+      await assert.rejects(item ? reader.article(item, null) : Promise.resolve(), { code: 'content-type' });
+    } finally {
+      await http.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
