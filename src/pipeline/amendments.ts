@@ -16,8 +16,18 @@ export interface Reconciled {
   fresh: { paragraph: AnnouncementParagraph; supersedes: string | null }[];
 }
 
-/** Text compared with runs of whitespace (and no-break spaces) as one space. */
-export const sameText = (text: string): string => text.replace(/[\s\u00a0]+/g, ' ').trim();
+/**
+ * Text as compared: Unicode compatibility forms, typographic quotes and dashes as ASCII, runs of
+ * whitespace as one space — the same paragraph from a file and from a page, rendered differently.
+ */
+export const sameText = (text: string): string =>
+  text
+    .normalize('NFKC')
+    .replace(/[\u2018\u2019\u201a\u201b\u2032]/g, "'")
+    .replace(/[\u201c\u201d\u201e\u2033]/g, '"')
+    .replace(/[\u2010-\u2015\u2212]/g, '-')
+    .replace(/[\s\u00a0]+/g, ' ')
+    .trim();
 
 /** The opening words of a paragraph up to its first `$`: who, where, and how it was awarded. */
 const opening = (text: string): string => sameText(text).split('$')[0]?.slice(0, 80) ?? '';

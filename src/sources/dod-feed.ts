@@ -39,10 +39,10 @@ export interface FeedItem {
 
 /** `Contracts For Sept. 30, 2016` → `2016-09-30`; null for any other title. */
 export function contractsTitleDate(title: string): string | null {
-  const m = /^\s*Contracts\s+for\s+([A-Za-z]{3,9}\.?\s+\d{1,2}\s*,\s*\d{4})\s*\.?\s*$/i.exec(
+  const m = /^\s*Contracts\s+for\s+([A-Za-z]{3,9})\.?\s*(\d{1,2})\s*,\s*(\d{4})\s*\.?\s*$/i.exec(
     title.replace(/[\s\u00a0]+/g, ' '),
   );
-  return m ? longDate((m[1] ?? '').replace(/\s*,\s*/, ', ')) : null;
+  return m ? longDate(`${m[1]} ${m[2]}, ${m[3]}`) : null;
 }
 
 /** The article id of `/News/Contracts/Contract/Article/<id>/`, else the path. */

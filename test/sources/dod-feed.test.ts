@@ -32,6 +32,8 @@ describe('the feed', () => {
       ['Contracts for June 1, 2018', '2018-06-01'],
       ['Contracts For May 5, 2020', '2020-05-05'],
       ['Contracts For July 4,2019', '2019-07-04'],
+      ['Contracts For Aug.1, 2025', '2025-08-01'],
+      ['Contracts For Sep. 3, 2025', '2025-09-03'],
       ['CONTRACTS FOR Jan. 2, 2019.', '2019-01-02'],
       ['Contracts For\u00a0Aug.  1 , 2014', '2014-08-01'],
       ['Contracts For Feb. 30, 2019', null],
