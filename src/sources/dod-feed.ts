@@ -24,6 +24,9 @@ export const DEFAULT_DOD_FEED_URL =
 const FEED_ACCEPT = 'application/rss+xml, application/atom+xml;q=0.9, application/xml;q=0.8, text/xml;q=0.8';
 const PAGE_ACCEPT = 'text/html, application/xhtml+xml;q=0.9';
 
+/** A longer item link is not an article address (and would be stored with every event). */
+const MAX_URL = 2048;
+
 /** A day's release as the feed lists it. */
 export interface FeedItem {
   title: string;
@@ -91,12 +94,15 @@ function isoTime(text: string | null): string | null {
 export function parseContractsFeed(xml: string, feedUrl: string): FeedItem[] {
   const items: FeedItem[] = [];
   const seen = new Set<string>();
-  const blocks = xml.replace(/\r\n?/g, '\n').match(/<(item|entry)[\s>][\s\S]*?<\/\1\s*>/gi) ?? [];
+  // Each item is the text from its start tag to the next item's: linear, whatever the feed's markup.
+  const text = xml.replace(/\r\n?/g, '\n');
+  const starts = [...text.matchAll(/<(?:item|entry)[\s>]/gi)].map((m) => m.index);
+  const blocks = starts.map((start, i) => text.slice(start, starts[i + 1] ?? text.length));
   for (const block of blocks) {
     const title = element(block, 'title') ?? '';
     const date = contractsTitleDate(title);
     const link = element(block, 'link') ?? element(block, 'guid');
-    if (!date || !link) continue;
+    if (!date || !link || link.length > MAX_URL) continue;
     let url: URL;
     try {
       url = new URL(link, feedUrl);

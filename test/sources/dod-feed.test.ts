@@ -55,6 +55,7 @@ describe('the feed', () => {
       releaseEntry('2026-11-24', '/News/Contracts/Contract/Article/4342001/'),
       releaseEntry('2026-11-24', '/News/Contracts/Contract/Article/4342001/'),
       { title: 'Contracts For Nov. 21, 2026', link: 'javascript:alert(1)' },
+      { title: 'Contracts For Nov. 20, 2026', link: `https://www.war.gov/${'x'.repeat(3000)}` },
     ]);
     assert.ok(rss.includes('\r\n') && rss.includes('<![CDATA['));
     assert.deepEqual(parseContractsFeed(rss, feedUrl), [
@@ -81,6 +82,10 @@ describe('the feed', () => {
     );
     assert.equal(articleIdOf('https://www.war.gov/News/Contracts/'), '/News/Contracts/');
     assert.deepEqual(parseContractsFeed('<html>not a feed</html>', feedUrl), []);
+    // Hostile: many unclosed items are read in linear time.
+    const started = Date.now();
+    assert.deepEqual(parseContractsFeed('<rss><item><title>x'.repeat(50_000), feedUrl), []);
+    assert.ok(Date.now() - started < 10_000, 'no quadratic scan');
   });
 });
 
