@@ -13,7 +13,12 @@
  * copy already read): 304 means unchanged; a server without validators is compared by content hash.
  */
 import { createHash } from 'node:crypto';
-import { type AnnouncementParagraph, longDate, splitAnnouncementPage } from './announcements.ts';
+import {
+  type AnnouncementParagraph,
+  longDate,
+  MAX_PARAGRAPH,
+  splitAnnouncementPage,
+} from './announcements.ts';
 import { releaseFromHtml } from './dod-client.ts';
 import { DodContractsError, type DodHttp } from './dod-http.ts';
 import { decodeEntities } from './html-text.ts';
@@ -146,6 +151,22 @@ export type ArticleAnswer =
 
 export const contentHash = (text: string): string => createHash('sha256').update(text).digest('hex');
 
+/**
+ * An article's release: its text (NULs dropped: the database stores none) and its paragraphs, those
+ * longer than a file may hold (MAX_PARAGRAPH) left out, as a file's would be rejected.
+ */
+export function articleRelease(
+  date: string,
+  html: string,
+): { text: string; dates: string[]; paragraphs: AnnouncementParagraph[] } {
+  const release = releaseFromHtml(html, { softBreaks: true });
+  const text = release.text.replaceAll('\u0000', '');
+  const paragraphs = splitAnnouncementPage(date, text)
+    .filter((p) => p.text.length <= MAX_PARAGRAPH)
+    .map((p, i) => ({ ...p, paragraphNo: i + 1 }));
+  return { text, dates: release.dates, paragraphs };
+}
+
 export class DodFeedReader {
   constructor(
     private readonly http: DodHttp,
@@ -199,7 +220,7 @@ export class DodFeedReader {
       onRetry: (info) => this.onRetry?.({ what: `${item.date} (${item.url})`, ...info }),
     });
     if (answer.status !== 'ok') return { status: answer.status };
-    const release = releaseFromHtml(answer.text, { softBreaks: true });
+    const release = articleRelease(item.date, answer.text);
     if (release.dates.length > 0 && !release.dates.includes(item.date)) {
       throw new DodContractsError(
         `DoD contracts article ${item.articleId} is titled ${item.title} in the feed but is the release of ${release.dates.join(', ')} (${answer.url})`,
@@ -217,7 +238,7 @@ export class DodFeedReader {
       lastModified: answer.lastModified,
       contentHash: hash,
       changed: hash !== copy?.contentHash,
-      paragraphs: splitAnnouncementPage(item.date, release.text),
+      paragraphs: release.paragraphs,
     };
   }
 }

@@ -14,6 +14,7 @@ import { parseParagraph, splitAnnouncementPage } from '../../src/sources/announc
 import { releaseFromHtml } from '../../src/sources/dod-client.ts';
 import {
   articleIdOf,
+  articleRelease,
   contractsTitleDate,
   DodFeedReader,
   parseContractsFeed,
@@ -125,9 +126,9 @@ describe('articles', () => {
     const days = paragraphsByDay(readFileSync(SHARED, 'utf8'));
     let same = 0;
     for (const [date, want] of days) {
-      const release = releaseFromHtml(buildArticle(date, want), { softBreaks: true });
+      const release = articleRelease(date, buildArticle(date, want));
       assert.deepEqual(release.dates, [date], date);
-      const got = splitAnnouncementPage(date, release.text);
+      const got = release.paragraphs;
       assert.deepEqual(
         got.map((p) => [p.section, normalize(p.text)]),
         want.map((p) => [p.section, normalize(p.text)]),
@@ -148,6 +149,20 @@ describe('articles', () => {
     }
     assert.equal(days.size, 1104);
     assert.ok(same >= 1102, `${same} days with the same ids`);
+  });
+});
+
+describe('articles: hostile text', () => {
+  test('NULs are dropped; a paragraph longer than a file may hold is left out', () => {
+    const long = `Acme Corp., Reston, Virginia, is awarded $9,000,000 ${'for parts '.repeat(2_500)}.`;
+    const html = `<div class="body"><p>NAVY</p><p>Beta\u0000 LLC, Dayton, Ohio, is awarded $8,500,000.</p><p>${long}</p><p>*Small business</p></div>`;
+    assert.deepEqual(
+      articleRelease('2016-09-30', html).paragraphs.map((p) => [p.paragraphNo, p.text]),
+      [
+        [1, 'Beta LLC, Dayton, Ohio, is awarded $8,500,000.'],
+        [2, '*Small business'],
+      ],
+    );
   });
 });
 
