@@ -45,11 +45,15 @@ export interface FeedItem {
   publishedAt: string | null;
 }
 
-/** `Contracts For Sept. 30, 2016` → `2016-09-30`; null for any other title. */
+/**
+ * `Contracts For Sept. 30, 2016` → `2016-09-30` (a note after the date, `… 2016 (Updated)`, allowed);
+ * null for any other title.
+ */
 export function contractsTitleDate(title: string): string | null {
-  const m = /^\s*Contracts\s+for\s+([A-Za-z]{3,9})\.?\s*(\d{1,2})\s*,\s*(\d{4})\s*\.?\s*$/i.exec(
-    title.replace(/[\s\u00a0]+/g, ' '),
-  );
+  const m =
+    /^\s*Contracts\s+for\s+([A-Za-z]{3,9})\.?\s*(\d{1,2})\s*,\s*(\d{4})(?:\s*\.?\s*$|\s*[-\u2013\u2014:(|])/i.exec(
+      title.replace(/[\s\u00a0]+/g, ' '),
+    );
   return m ? longDate(`${m[1]} ${m[2]}, ${m[3]}`) : null;
 }
 
