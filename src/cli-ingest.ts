@@ -182,9 +182,15 @@ async function ingestCommand(args: string[], config: Config): Promise<void> {
         date: { type: 'string' },
         from: { type: 'string' },
         to: { type: 'string' },
+        live: { type: 'boolean' },
       },
     });
-    const { file, date, from, to } = values;
+    const { file, date, from, to, live } = values;
+    if (live) {
+      if (file !== undefined || date !== undefined || from !== undefined || to !== undefined)
+        throw new ConfigError('arguments', 'ingest announcements --live takes no other option');
+      return (await import('./cli-live.ts')).pollAnnouncementsOnce(config);
+    }
     if (from !== undefined || to !== undefined) {
       if (file !== undefined || date !== undefined || from === undefined || to === undefined)
         throw new ConfigError(
@@ -197,7 +203,7 @@ async function ingestCommand(args: string[], config: Config): Promise<void> {
   }
   throw new ConfigError(
     'arguments',
-    'use ingest usaspending …, ingest candles --file F --ticker T or ingest announcements --file F [--date D]',
+    'use ingest usaspending …, ingest candles --file F --ticker T or ingest announcements --file F [--date D] | --live',
   );
 }
 

@@ -54,6 +54,8 @@ commands:
                                  one day's "Contracts for" page as plain text with --date
   ingest announcements --from YYYY-MM-DD --to YYYY-MM-DD
                                  fetch each day's page from DOD_CONTRACTS_BASE_URL (≤ 366 days a run)
+  ingest announcements --live    one poll of DoD's contracts feed (DOD_CONTRACTS_FEED_URL): new
+                                 releases and amendments to ones already read, each article once
   score [--engine E] [--all]     score contracts without a signal for the engine's current version
                                  (--all: rescore every matched contract)
   unmatched [--limit N] [--json] recipients without a ticker, largest total value first

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { DEFAULT_DOD_BASE_URL } from './sources/dod-client.ts';
+import { DEFAULT_DOD_FEED_URL } from './sources/dod-feed.ts';
 
 /** Runtime configuration, read once from the environment. */
 export interface Config {
@@ -30,6 +31,16 @@ export interface Config {
   usaspendingBaseUrl: string;
   /** Where `ingest announcements --from/--to` asks for DoD's daily contracts pages (DOD_CONTRACTS_BASE_URL). */
   dodContractsBaseUrl: string;
+  /** The RSS feed of DoD's contract releases that `ingest announcements --live` reads (DOD_CONTRACTS_FEED_URL). */
+  dodContractsFeedUrl: string;
+  /** An http(s) proxy for DoD's site (DOD_CONTRACTS_PROXY); null: HTTPS_PROXY/HTTP_PROXY, else direct. */
+  dodContractsProxy: string | null;
+  /** The User-Agent sent to DoD's site (DOD_CONTRACTS_USER_AGENT); null: the default. */
+  dodContractsUserAgent: string | null;
+  /** Deadline of one request to DoD's site, ms (DOD_CONTRACTS_TIMEOUT_MS, default 30 s). */
+  dodContractsTimeoutMs: number;
+  /** Poll the live announcements on their schedule in `serve` and `worker` (ANNOUNCEMENTS_LIVE, default off). */
+  announcementsLive: boolean;
   /** Interval of the in-process USASpending ingest, in ms; null when off (the default). */
   ingestSchedule: number | null;
   /** HTTP worker processes of `serve` (HTTP_WORKERS); null: the default, one per core (see cluster.ts). */
@@ -134,6 +145,14 @@ export function parseSchedule(raw: string | null): number | null {
   return ms;
 }
 
+/** A header value: printable ASCII, at most 200 characters. */
+function headerText(env: Env, name: string): string | null {
+  const raw = text(env, name);
+  if (raw !== null && !/^[\x20-\x7e]{1,200}$/.test(raw))
+    throw new ConfigError(name, 'expected at most 200 printable ASCII characters');
+  return raw;
+}
+
 function cidrs(env: Env, name: string): string[] {
   const raw = text(env, name);
   if (raw === null) return [];
@@ -173,6 +192,11 @@ export function loadConfig(env: Env = process.env): Config {
     usaspendingBaseUrl:
       url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',
     dodContractsBaseUrl: url(env, 'DOD_CONTRACTS_BASE_URL', ['http:', 'https:']) ?? DEFAULT_DOD_BASE_URL,
+    dodContractsFeedUrl: url(env, 'DOD_CONTRACTS_FEED_URL', ['http:', 'https:']) ?? DEFAULT_DOD_FEED_URL,
+    dodContractsProxy: url(env, 'DOD_CONTRACTS_PROXY', ['http:', 'https:']),
+    dodContractsUserAgent: headerText(env, 'DOD_CONTRACTS_USER_AGENT'),
+    dodContractsTimeoutMs: integer(env, 'DOD_CONTRACTS_TIMEOUT_MS', 30_000, 100, 600_000),
+    announcementsLive: bool(env, 'ANNOUNCEMENTS_LIVE'),
     ingestSchedule: parseSchedule(text(env, 'INGEST_SCHEDULE')),
     httpWorkers:
       text(env, 'HTTP_WORKERS') === null ? null : integer(env, 'HTTP_WORKERS', 1, 1, MAX_HTTP_WORKERS),

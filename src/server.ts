@@ -2,6 +2,7 @@ import { buildApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { LimiterChannel } from './infra/ipc-limiter.ts';
 import type { RateLimiter } from './infra/limiter.ts';
+import { startAnnouncementPoller } from './pipeline/live-scheduler.ts';
 import { type Scheduler, startIngestScheduler } from './pipeline/scheduler.ts';
 import { prepare, progress } from './prepare.ts';
 import type { Db } from './store/db.ts';
@@ -51,6 +52,7 @@ export async function listen(config: Config, db: Db, options: ListenOptions): Pr
   });
   let closing = false;
   let scheduler: Scheduler | null = null;
+  let poller: Scheduler | null = null;
   const shutdown = async (signal: string) => {
     if (closing) return;
     closing = true;
@@ -58,6 +60,7 @@ export async function listen(config: Config, db: Db, options: ListenOptions): Pr
     const timer = setTimeout(() => process.exit(1), 10_000).unref();
     try {
       await scheduler?.stop();
+      await poller?.stop();
       await app.close();
       await options.limiter?.close();
       await db.close();
@@ -80,7 +83,11 @@ export async function listen(config: Config, db: Db, options: ListenOptions): Pr
       },
       (counts) => app.metrics.ingested('schedule', counts),
     );
-    app.log.info({ ingestSchedule: scheduler !== null }, 'webhook delivery runs in this process');
+    poller = startAnnouncementPoller(db, config, logger(app.log), { metrics: app.metrics.announcements });
+    app.log.info(
+      { ingestSchedule: scheduler !== null, announcementsLive: poller !== null },
+      'webhook delivery runs in this process',
+    );
   }
 }
 
@@ -100,6 +107,7 @@ export async function runWorker(config: Config): Promise<void> {
   }
   const worker = new DeliveryWorker({ db: db.withDeadline(config.queryTimeoutMs), config, log });
   await worker.start();
+  const poller = startAnnouncementPoller(db, config, logger(log));
   log.info({ pid: process.pid }, 'webhook worker started');
   await new Promise<void>((resolve) => {
     const stop = (signal: string) => {
@@ -111,6 +119,20 @@ export async function runWorker(config: Config): Promise<void> {
   });
   const timer = setTimeout(() => process.exit(1), 2 * config.webhookTimeoutMs + 5_000).unref();
   await worker.stop();
+  await poller?.stop();
   await db.close();
   clearTimeout(timer);
+}
+
+/** A pino logger as the schedulers log: one line a message. */
+function logger(log: {
+  info(message: string): void;
+  warn(message: string): void;
+  error(message: string): void;
+}): { info(message: string): void; warn(message: string): void; error(message: string): void } {
+  return {
+    info: (message) => log.info(message),
+    warn: (message) => log.warn(message),
+    error: (message) => log.error(message),
+  };
 }

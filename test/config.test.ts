@@ -23,3 +23,46 @@ describe('fault settings', () => {
       );
   });
 });
+
+describe('live DoD announcements settings', () => {
+  test('defaults: the real feed, no proxy, the default User-Agent, 30 s, off', () => {
+    const config = loadConfig({});
+    assert.equal(
+      config.dodContractsFeedUrl,
+      'https://www.war.gov/DesktopModules/ArticleCS/RSS.ashx?ContentType=400&Site=945&max=10',
+    );
+    assert.equal(config.dodContractsProxy, null);
+    assert.equal(config.dodContractsUserAgent, null);
+    assert.equal(config.dodContractsTimeoutMs, 30_000);
+    assert.equal(config.announcementsLive, false);
+    assert.equal(loadConfig({ ANNOUNCEMENTS_LIVE: 'on' }).announcementsLive, true);
+  });
+
+  test('hostile values are refused naming the variable', () => {
+    const bad: [string, string][] = [
+      ['DOD_CONTRACTS_FEED_URL', 'file:///etc/passwd'],
+      ['DOD_CONTRACTS_FEED_URL', 'not a url'],
+      ['DOD_CONTRACTS_FEED_URL', 'javascript:alert(1)'],
+      ['DOD_CONTRACTS_PROXY', 'socks5://127.0.0.1:1080'],
+      ['DOD_CONTRACTS_USER_AGENT', 'agent\r\nX-Injected: 1'],
+      ['DOD_CONTRACTS_USER_AGENT', 'x'.repeat(201)],
+      ['DOD_CONTRACTS_USER_AGENT', 'caf\u00e9'],
+      ['DOD_CONTRACTS_TIMEOUT_MS', '0'],
+      ['DOD_CONTRACTS_TIMEOUT_MS', '30s'],
+      ['ANNOUNCEMENTS_LIVE', 'sometimes'],
+    ];
+    for (const [name, value] of bad)
+      assert.throws(
+        () => loadConfig({ [name]: value }),
+        (error: unknown) => error instanceof ConfigError && error.message.includes(name),
+        `${name}=${JSON.stringify(value)}`,
+      );
+    const ok = loadConfig({
+      DOD_CONTRACTS_FEED_URL: 'http://127.0.0.1:8081/DesktopModules/ArticleCS/RSS.ashx?ContentType=400',
+      DOD_CONTRACTS_PROXY: 'http://proxy.internal:3128',
+      DOD_CONTRACTS_USER_AGENT: 'market-intel (ops@example.com)',
+    });
+    assert.equal(ok.dodContractsProxy, 'http://proxy.internal:3128');
+    assert.equal(ok.dodContractsUserAgent, 'market-intel (ops@example.com)');
+  });
+});

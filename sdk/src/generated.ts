@@ -146,6 +146,7 @@ export interface Contract {
   owner_name: string | null;
   series_ticker: string | null;
   resolution: Resolution;
+  source_url: string | null;
 }
 
 export interface ContractBundle {
@@ -251,6 +252,27 @@ export interface Health {
     scheduled: boolean;
     /** When the scheduled ingest last saved progress (a page fetched); null before its first. */
     last_progress_at: string | null;
+    /** What is wrong, when not ok. */
+    detail?: string;
+  };
+  /** The live DoD announcement poll (reported, never a 503). */
+  announcements: {
+    /** False when ANNOUNCEMENTS_LIVE is on and the release of the last business day that has passed was not seen. Not counted in `ok` or `failing`. */
+    ok: boolean;
+    /** Whether ANNOUNCEMENTS_LIVE polls the DoD feed. */
+    live: boolean;
+    /** The newest release date the feed listed. */
+    last_page_date: string | null;
+    /** Its article. */
+    last_page_url: string | null;
+    last_poll_at: string | null;
+    last_success_at: string | null;
+    /** The last failure (kept after later successes; compare last_error_at and last_success_at). */
+    last_error: string | null;
+    last_error_at: string | null;
+    /** When the site last refused the poll with 403 (see docs/OPERATIONS.md). */
+    last_refused_at: string | null;
+    next_run_at: string | null;
     /** What is wrong, when not ok. */
     detail?: string;
   };

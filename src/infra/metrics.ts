@@ -1,6 +1,7 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import type { PoolStats, Queryable } from '../store/db.ts';
 import { type MetricFacts, metricFacts } from '../store/health.ts';
+import { AnnouncementMetrics } from './announcement-metrics.ts';
 import { ClusterMetricsClient } from './cluster-metrics.ts';
 import type { LimiterChannel } from './ipc-limiter.ts';
 import type { RateLimiter } from './limiter.ts';
@@ -73,9 +74,12 @@ export class ServiceMetrics {
   /** route → method → status → the histogram's child: three Map lookups per request, no key built. */
   readonly #children = new Map<string, Map<string, Map<number, Observe>>>();
   #cluster: ClusterMetricsClient | null = null;
+  /** The live announcement poll's counters (pipeline/live-scheduler.ts). */
+  readonly announcements: AnnouncementMetrics;
 
   constructor(sources: MetricSources) {
     const registers = [this.#registry];
+    this.announcements = new AnnouncementMetrics(registers);
     this.#duration = new Histogram({
       name: 'market_intel_http_request_duration_seconds',
       help: 'Time from the request arriving to the response sent, by method, route template (the matched route\'s URL pattern; "unmatched" for 404/405) and status code.',

@@ -9,6 +9,7 @@ import type { AwardRecord } from '../domain/types.ts';
 import { type AnnouncementParagraph, parseParagraph } from '../sources/announcements.ts';
 import {
   type AnnouncementRow,
+  type AnnouncementSource,
   announcementId,
   linkAnnouncements,
   markAnnounced,
@@ -66,9 +67,12 @@ function eventsOf(row: AnnouncementRow): { award: AwardRecord; piids: string[] }
   }));
 }
 
+/** A paragraph, and where it was read when that was a live page. */
+export type SourcedParagraph = AnnouncementParagraph & { source?: AnnouncementSource };
+
 export async function ingestAnnouncements(
   ctx: PipelineContext,
-  paragraphs: readonly AnnouncementParagraph[],
+  paragraphs: readonly SourcedParagraph[],
   log?: (line: string) => void,
 ): Promise<AnnouncementCounts> {
   const counts: AnnouncementCounts = {
@@ -89,6 +93,7 @@ export async function ingestAnnouncements(
       paragraphNo: p.paragraphNo,
       text: p.text,
       parsed: parseParagraph(p.text),
+      source: p.source,
     }));
     await ctx.db.transaction((tx) => upsertAnnouncements(tx, rows));
     const perRow = rows.map((row) => eventsOf(row).map((e) => ({ ...e, announcementId: row.id })));

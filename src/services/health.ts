@@ -1,5 +1,6 @@
 import { ENGINES } from '../domain/engines/index.ts';
 import type { RateLimiter } from '../infra/limiter.ts';
+import { lastExpectedRelease } from '../pipeline/announcement-schedule.ts';
 import { type Db, isDatabaseUnavailable } from '../store/db.ts';
 import { type HealthFacts, healthFacts, type StudyVerdict } from '../store/health.ts';
 
@@ -109,6 +110,43 @@ function engineEvidence(name: string, study: StudyVerdict | undefined) {
   };
 }
 
+/**
+ * With ANNOUNCEMENTS_LIVE on, the live poll must have seen the release of the last business day that
+ * has passed (its evening window closed). Reported, not judged: a failing outside site must not take
+ * the API out of a load balancer, so this never makes /health 503 — alert on `announcements.ok`.
+ */
+function announcementsCheck(database: DatabaseCheck, live: boolean, now: Date) {
+  const state = database.facts?.announcements ?? null;
+  const report = {
+    live,
+    last_page_date: state?.lastPageDate ?? null,
+    last_page_url: state?.lastPageUrl ?? null,
+    last_poll_at: state?.lastPollAt ?? null,
+    last_success_at: state?.lastSuccessAt ?? null,
+    last_error: state?.lastError ?? null,
+    last_error_at: state?.lastErrorAt ?? null,
+    last_refused_at: state?.lastRefusedAt ?? null,
+    next_run_at: state?.nextRunAt ?? null,
+  };
+  if (!live) return { ok: true, ...report };
+  if (!database.ok) return { ok: false, ...report, detail: 'unknown while the database is unavailable' };
+  if (!state?.lastPollAt) return { ok: true, ...report, detail: 'no poll yet' };
+  const expected = lastExpectedRelease(now);
+  if (state.lastPageDate && state.lastPageDate >= expected) return { ok: true, ...report };
+  const refused = state.lastRefusedAt !== null && state.lastRefusedAt === state.lastErrorAt;
+  return {
+    ok: false,
+    ...report,
+    detail:
+      `no release for ${expected} seen (newest: ${state.lastPageDate ?? 'none'})` +
+      (refused
+        ? ': the site refuses this service (403); send the requests through a proxy (HTTPS_PROXY or DOD_CONTRACTS_PROXY), see docs/OPERATIONS.md'
+        : state.lastError
+          ? `; last error: ${state.lastError}`
+          : ': is a poller running (serve or worker with ANNOUNCEMENTS_LIVE=on)?'),
+  };
+}
+
 export interface HealthSources {
   db: Db;
   limiter: RateLimiter;
@@ -116,6 +154,8 @@ export interface HealthSources {
   ingestBaseUrl: string | null;
   /** The ingest schedule's interval; null when none is set. */
   ingestIntervalMs: number | null;
+  /** Whether ANNOUNCEMENTS_LIVE polls DoD's feed (somewhere in the cluster). */
+  announcementsLive: boolean;
   /** When this process started: the scheduled ingest's clock before its first progress. */
   startedAt: Date;
   now: () => Date;
@@ -127,6 +167,7 @@ export async function checkHealth(sources: HealthSources) {
   const database = await databaseCheck(db, sources.ingestBaseUrl);
   const webhooks = webhooksCheck(database);
   const ingest = ingestCheck(database, sources.ingestIntervalMs, sources.startedAt, now());
+  const announcements = announcementsCheck(database, sources.announcementsLive, now());
   const limits = limiter.state?.() ?? { ok: true, store: 'memory' };
   const failing = [
     ...(database.ok ? [] : ['db' as const]),
@@ -152,6 +193,7 @@ export async function checkHealth(sources: HealthSources) {
     limiter: limits,
     webhooks,
     ingest,
+    announcements,
     engines,
     now: now().toISOString(),
   };

@@ -113,6 +113,13 @@ export const Contract = Type.Object({
     }),
   ),
   resolution: Resolution,
+  source_url: Nullable(
+    Type.String({
+      format: 'uri',
+      description:
+        'For an announcement read from DoD’s live feed, the article it was read from (its "Contracts For" page); null for an award, and for an announcement read from a file.',
+    }),
+  ),
 });
 export type ContractDto = Static<typeof Contract>;
 

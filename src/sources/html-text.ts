@@ -377,6 +377,11 @@ export interface TextOptions {
    * (`<p><strong>NAVY</strong> Acme Corp., …`); otherwise it is inline, as any other inline element.
    */
   ownLine?: (text: string) => boolean;
+  /**
+   * A <br> after a line this accepts (its text so far) is a space, not a line break: an editor's break
+   * inside a sentence (`Reston,<br>Virginia`).
+   */
+  softBreak?: (line: string) => boolean;
 }
 
 /**
@@ -409,7 +414,8 @@ export function tokensToText(tokens: Token[], options: TextOptions = {}): string
         continue;
       }
       if (name === 'br') {
-        flush();
+        if (options.softBreak?.(line.replace(/[\s\u00a0]+/g, ' ').trim())) line += ' ';
+        else flush();
         continue;
       }
       if (

@@ -5,6 +5,22 @@
 import type { AnnouncementKind, ParsedParagraph } from '../sources/announcements.ts';
 import type { Queryable } from './db.ts';
 
+/** Where a live paragraph was read (absent for one read from a file). */
+export interface AnnouncementSource {
+  /** The article's address. */
+  url: string;
+  articleId: string;
+  fetchedAt: string;
+  /** sha256 of the article's release text when this paragraph was read. */
+  contentHash: string;
+  /** The id of the earlier version this paragraph corrects, if any. */
+  supersedes: string | null;
+  /** Later than 17:00 New York of the date: a corrected version is announced when first seen. */
+  announcedAt: string | null;
+  /** Later than announced_at: a paragraph an amendment added was public from when it was first seen. */
+  availableAt: string | null;
+}
+
 export interface AnnouncementRow {
   id: string;
   date: string;
@@ -12,6 +28,7 @@ export interface AnnouncementRow {
   paragraphNo: number;
   text: string;
   parsed: ParsedParagraph;
+  source?: AnnouncementSource;
 }
 
 /** `DOD_ANN_<date>_<paragraph, 4 digits>`; an awardee's event appends `_<position>`. */
@@ -46,20 +63,30 @@ export async function upsertAnnouncements(
       contracting_activity: r.parsed.contractingActivity,
       multiple_award: r.parsed.multipleAward,
       awardees: r.parsed.awardees,
+      source_url: r.source?.url ?? null,
+      article_id: r.source?.articleId ?? null,
+      fetched_at: r.source?.fetchedAt ?? null,
+      content_hash: r.source?.contentHash ?? null,
+      supersedes: r.source?.supersedes ?? null,
+      announced_at: r.source?.announcedAt ?? null,
+      available_at: r.source?.availableAt ?? null,
     }));
   const written = await tx.query<{ id: string }>(
-    `INSERT INTO announcements (id, announced_on, announced_at, section, paragraph_no, text, kind, face_value,
-       obligated_at_award, contract_numbers, modification_number, contract_types, competed, offers,
-       contracting_activity, multiple_award, awardees)
-     SELECT u.id, u.announced_on, (u.announced_on + time '17:00') AT TIME ZONE 'America/New_York', u.section,
+    `INSERT INTO announcements (id, announced_on, announced_at, available_at, section, paragraph_no, text, kind,
+       face_value, obligated_at_award, contract_numbers, modification_number, contract_types, competed, offers,
+       contracting_activity, multiple_award, awardees, source_url, article_id, fetched_at, content_hash, supersedes)
+     SELECT u.id, u.announced_on, t.announced_at, greatest(u.available_at, t.announced_at), u.section,
        u.paragraph_no, u.text, u.kind, u.face_value, u.obligated_at_award,
        ARRAY(SELECT jsonb_array_elements_text(u.contract_numbers)), u.modification_number,
        ARRAY(SELECT jsonb_array_elements_text(u.contract_types)), u.competed, u.offers, u.contracting_activity,
-       u.multiple_award, u.awardees
+       u.multiple_award, u.awardees, u.source_url, u.article_id, u.fetched_at, u.content_hash, u.supersedes
      FROM jsonb_to_recordset($1::jsonb) AS u(id text, announced_on date, section text, paragraph_no int, text text,
        kind text, face_value bigint, obligated_at_award bigint, contract_numbers jsonb, modification_number text,
        contract_types jsonb, competed boolean, offers int, contracting_activity text, multiple_award boolean,
-       awardees jsonb)
+       awardees jsonb, source_url text, article_id text, fetched_at timestamptz, content_hash text,
+       supersedes text, announced_at timestamptz, available_at timestamptz)
+       CROSS JOIN LATERAL (SELECT greatest(u.announced_at,
+         (u.announced_on + time '17:00') AT TIME ZONE 'America/New_York') AS announced_at) AS t
      ON CONFLICT (id) DO UPDATE SET section = EXCLUDED.section, text = EXCLUDED.text, kind = EXCLUDED.kind,
        face_value = EXCLUDED.face_value, obligated_at_award = EXCLUDED.obligated_at_award,
        contract_numbers = EXCLUDED.contract_numbers, modification_number = EXCLUDED.modification_number,
@@ -81,10 +108,12 @@ export async function markAnnounced(
 ): Promise<void> {
   if (events.length === 0) return;
   await tx.query(
-    `UPDATE contracts c SET announced_at = a.announced_at, available_at = a.announced_at
+    `UPDATE contracts c
+     SET announced_at = a.announced_at, available_at = a.available_at, source_url = a.source_url
      FROM jsonb_to_recordset($1::jsonb) AS e(id text, announcement_id text)
        JOIN announcements a ON a.id = e.announcement_id
-     WHERE c.id = e.id AND c.announced_at IS DISTINCT FROM a.announced_at`,
+     WHERE c.id = e.id AND (c.announced_at, c.available_at, c.source_url)
+       IS DISTINCT FROM (a.announced_at, a.available_at, a.source_url)`,
     [JSON.stringify(events.map((e) => ({ id: e.id, announcement_id: e.announcementId })))],
   );
   await tx.query(

@@ -66,6 +66,7 @@ export const CSV_COLUMNS: readonly (readonly [name: string, sql: string])[] = [
   ['available_at', csvTimestamp('c.available_at')],
   ['linked_id', csvText('c.linked_id')],
   ['link_method', csvText('c.link_method')],
+  ['source_url', csvText('c.source_url')],
   ['signal_id', csvText('s.id::text')],
   ['engine_name', csvText('s.engine_name')],
   ['engine_version', csvText('s.engine_version')],

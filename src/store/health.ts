@@ -1,3 +1,4 @@
+import { DOD_FEED_SOURCE, POLL_STATE_COLUMNS, type PollState } from './announcement-pages.ts';
 import type { Queryable } from './db.ts';
 
 export interface HealthFacts {
@@ -11,6 +12,8 @@ export interface HealthFacts {
   ingestProgressAt: string | null;
   /** Each stored engine study's placebo verdict (src/evaluation/placebo.ts), without the placebo list. */
   studies: StudyVerdict[];
+  /** The live announcement poll's state (null before its first poll). */
+  announcements: PollState | null;
 }
 
 export interface StudyVerdict {
@@ -48,22 +51,31 @@ const WEBHOOK_LAG = `(SELECT extract(epoch FROM now() - min(d.next_attempt_at)):
  * any worker keeps up, wherever it runs.
  */
 export async function healthFacts(db: Queryable, ingestBaseUrl: string | null): Promise<HealthFacts> {
-  const rows = await db.query<{
-    webhook_lag_s: number | null;
-    ingest_progress_at: string | null;
-    studies: StudyVerdict[];
-  }>(
+  const rows = await db.query<
+    {
+      webhook_lag_s: number | null;
+      ingest_progress_at: string | null;
+      studies: StudyVerdict[];
+      polled: boolean;
+    } & PollState
+  >(
     `SELECT
        ${WEBHOOK_LAG} AS webhook_lag_s, ${STUDIES} AS studies,
        (SELECT max(updated_at) FROM ingest_checkpoints
         WHERE $1::text IS NOT NULL AND base_url = $1 AND date_type = 'last_modified_date'
-       ) AS ingest_progress_at`,
-    [ingestBaseUrl],
+       ) AS ingest_progress_at,
+       p.source IS NOT NULL AS polled, ${POLL_STATE_COLUMNS}
+     FROM (SELECT 1) AS one LEFT JOIN announcement_polls p ON p.source = $2`,
+    [ingestBaseUrl, DOD_FEED_SOURCE],
   );
+  const row = rows[0];
+  const { webhook_lag_s, ingest_progress_at, studies, polled, ...state } =
+    row ?? ({} as Partial<(typeof rows)[0]>);
   return {
-    webhookLagS: rows[0]?.webhook_lag_s ?? null,
-    ingestProgressAt: rows[0]?.ingest_progress_at ?? null,
-    studies: rows[0]?.studies ?? [],
+    webhookLagS: webhook_lag_s ?? null,
+    ingestProgressAt: ingest_progress_at ?? null,
+    studies: studies ?? [],
+    announcements: polled ? (state as PollState) : null,
   };
 }
 

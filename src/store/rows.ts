@@ -15,7 +15,7 @@ export const PRICE_TICKER_SQL = 'coalesce(c.series_ticker, c.ticker)';
 /** Column lists shared by every query that returns contracts or signals, so rows map one way. */
 export const CONTRACT_COLUMNS = `c.id, c.ticker, c.recipient_name, c.award_date, c.contract_value, c.awarding_agency,
   c.awarding_sub_agency, c.description, c.naics, c.psc, c.nlp_classification, c.match_confidence, c.match_method,
-  c.source, c.announced_at, c.first_seen_at, c.available_at, c.linked_id, c.link_method,
+  c.source, c.announced_at, c.first_seen_at, c.available_at, c.linked_id, c.link_method, c.source_url,
   CASE WHEN c.entity_id IS NULL THEN NULL ELSE json_build_object('id', c.entity_id, 'name', c.entity_name) END AS entity,
   c.owner_name, c.series_ticker,
   json_build_object('as_of', c.award_date, 'basis', ${BASIS_SQL}, 'resolver_version', c.resolver_version) AS resolution`;
@@ -70,6 +70,7 @@ export const CONTRACT_JSON = jsonObject([
       ['resolver_version', jsonString('c.resolver_version')],
     ]),
   ],
+  ['source_url', jsonString('c.source_url')],
 ]);
 
 const SIGNAL_FIELDS: [string, string][] = [
@@ -137,6 +138,7 @@ export function toContract(row: ContractRow): ContractDto {
     owner_name: row.owner_name,
     series_ticker: row.series_ticker,
     resolution: row.resolution,
+    source_url: row.source_url,
   };
 }
 

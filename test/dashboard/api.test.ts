@@ -227,3 +227,53 @@ describe('dashboard API', () => {
     assert.equal((await app.inject({ method: 'GET', url: '/dashboard/assets/..%2fapp.ts' })).statusCode, 404);
   });
 });
+
+describe('dashboard sources', () => {
+  test('each source’s schedule, last success and next run; the error text only for administrators', async () => {
+    const { recordNextRun, recordPoll } = await import('../../src/store/announcement-pages.ts');
+    await recordPoll(db, {
+      at: '2026-11-25T22:05:00.000Z',
+      newest: { date: '2026-11-25', url: 'http://127.0.0.1/News/Contracts/Contract/Article/9/' },
+      news: true,
+      error: null,
+      refused: false,
+    });
+    await recordPoll(db, {
+      at: '2026-11-25T22:10:00.000Z',
+      newest: null,
+      news: false,
+      error: 'DoD contracts feed answered 403 (feed, http://proxy.internal/feed)',
+      refused: true,
+    });
+    await recordNextRun(db, '2026-11-25T22:20:00.000Z');
+    const live = await testApp(db, { ANNOUNCEMENTS_LIVE: 'on', INGEST_SCHEDULE: '6h' });
+    try {
+      const browser = new Browser('198.51.100.40');
+      const call = (url: string) =>
+        live.inject({ method: 'GET', url: `/dashboard/api${url}`, headers: { cookie: browser.cookie } });
+      assert.equal((await call('/sources')).statusCode, 401, 'signed in only');
+      await browser.join('sources@example.test');
+      const res = await call('/sources');
+      assert.equal(res.statusCode, 200, res.body);
+      const [dod, usaspending] = res.json<{ data: Record<string, unknown>[] }>().data;
+      assert.deepEqual(dod, {
+        source: 'dod-feed',
+        name: 'DoD contract announcements (live feed)',
+        scheduled: true,
+        last_success_at: '2026-11-25T22:05:00.000Z',
+        next_run_at: '2026-11-25T22:20:00.000Z',
+        latest: '2026-11-25',
+        last_error_at: '2026-11-25T22:10:00.000Z',
+        last_refused_at: '2026-11-25T22:10:00.000Z',
+      });
+      assert.equal(usaspending?.source, 'usaspending');
+      assert.equal(usaspending?.scheduled, true);
+      assert.equal((await call('/sources?x=1')).statusCode, 400);
+      await db.query(`UPDATE users SET is_admin = true WHERE email = 'sources@example.test'`);
+      const admin = (await call('/sources')).json<{ data: Record<string, unknown>[] }>().data[0];
+      assert.match(String(admin?.last_error), /403/);
+    } finally {
+      await live.close();
+    }
+  });
+});

@@ -36,6 +36,7 @@ const CONTRACT_FIELDS = [
   'available_at',
   'linked_id',
   'link_method',
+  'source_url',
 ];
 const SIGNAL_FIELDS = [
   'id',

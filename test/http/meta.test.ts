@@ -4,8 +4,17 @@ import { getEngine } from '../../src/domain/engines/index.ts';
 import type { PlaceboSummary } from '../../src/evaluation/placebo.ts';
 import type { App } from '../../src/http/types.ts';
 import { recordEventStudy } from '../../src/services/evidence.ts';
+import { recordPoll } from '../../src/store/announcement-pages.ts';
 import type { Db } from '../../src/store/db.ts';
-import { closeApp, type Envelope, getJson, type Injector, openSeededApp } from '../support/app.ts';
+import {
+  closeApp,
+  type Envelope,
+  getJson,
+  type Injector,
+  keyedClient,
+  openSeededApp,
+  testApp,
+} from '../support/app.ts';
 
 let db: Db;
 let app: App;
@@ -70,6 +79,51 @@ describe('GET /api/v1/health', () => {
     });
     assert.match(placebo.verdict, /^(No evidence|Evidence): /);
     assert.equal(body.engines[1]?.evidence, null, 'regime-aware not studied yet');
+  });
+});
+
+describe('GET /api/v1/health: the live announcements component', () => {
+  type Announcements = { ok: boolean; live: boolean; last_page_date: string | null; detail?: string };
+  const health = async (at: string, env: Record<string, string>) => {
+    const live = await testApp(db, env, { now: () => new Date(at) });
+    try {
+      return await getJson<{ ok: boolean; failing: string[]; announcements: Announcements }>(
+        await keyedClient(live, db),
+        '/api/v1/health',
+      );
+    } finally {
+      await live.close();
+    }
+  };
+
+  test('off: reported as not live; on: not ok once a business day passed without its release, never a 503', async () => {
+    const off = await health('2026-11-25T12:00:00Z', {});
+    assert.equal(off.body.announcements.live, false);
+    assert.equal(off.body.announcements.ok, true);
+    const on = { ANNOUNCEMENTS_LIVE: 'on' };
+    assert.equal((await health('2026-11-25T12:00:00Z', on)).body.announcements.detail, 'no poll yet');
+    // Tuesday's release seen; Wednesday 08:00 New York: fine.
+    const newest = { date: '2026-11-24', url: 'http://127.0.0.1/News/Contracts/Contract/Article/1/' };
+    await recordPoll(db, { at: '2026-11-25T13:00:00Z', newest, news: true, error: null, refused: false });
+    const fine = await health('2026-11-25T13:05:00Z', on);
+    assert.equal(fine.body.announcements.ok, true);
+    assert.equal(fine.body.announcements.last_page_date, '2026-11-24');
+    // Thursday 09:00: Wednesday's release never seen, the site refusing the poll.
+    await recordPoll(db, {
+      at: '2026-11-26T14:00:00Z',
+      newest: null,
+      news: false,
+      error: 'DoD contracts feed answered 403',
+      refused: true,
+    });
+    const stale = await health('2026-11-26T14:00:00Z', on);
+    assert.equal(stale.status, 200, 'reported, not a 503');
+    assert.equal(stale.body.ok, true);
+    assert.deepEqual(stale.body.failing, []);
+    assert.equal(stale.body.announcements.ok, false);
+    assert.match(stale.body.announcements.detail ?? '', /no release for 2026-11-25 seen.*403.*HTTPS_PROXY/);
+    // Friday 09:00 after Thanksgiving (a federal holiday): Wednesday's is the one due — still missing.
+    assert.match((await health('2026-11-27T14:00:00Z', on)).body.announcements.detail ?? '', /2026-11-25/);
   });
 });
 

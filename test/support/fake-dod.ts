@@ -7,6 +7,7 @@
  * and the server can be told to fail (a status, a hang, a stalled body, a dropped connection, an
  * oversize body, another content type, a redirect). It records every request.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -298,7 +299,9 @@ export type Fault =
   /** A 200 text/html body of `bytes`, with or without a Content-Length. */
   | { kind: 'oversize'; bytes: number; declared: boolean }
   | { kind: 'content-type'; type: string }
-  | { kind: 'redirect'; location: string };
+  | { kind: 'redirect'; location: string }
+  /** Answer as usual after `ms`. */
+  | { kind: 'slow'; ms: number };
 
 interface Page {
   body: string | Buffer;
@@ -308,11 +311,23 @@ interface Page {
 }
 
 export const CONTRACTS_PATH = '/News/Contracts/';
+export const FEED_PATH = '/DesktopModules/ArticleCS/RSS.ashx';
 const ARTICLE_PATH = /^\/News\/Contracts\/Contract\/Article\/(\d+)\/$/;
 
 export class FakeDod {
-  readonly requests: { path: string; date: string | null }[] = [];
+  readonly requests: {
+    path: string;
+    date: string | null;
+    ifNoneMatch: string | null;
+    userAgent: string | null;
+  }[] = [];
   private readonly pages = new Map<string, Page>();
+  /** The feed's body (RSS), when set; served at FEED_PATH. */
+  feed: string | null = null;
+  /** Send ETag and Last-Modified, and answer conditional requests with 304. */
+  validators = true;
+  /** Faults of single articles, by article id (every request to it until cleared). */
+  readonly articleFaults = new Map<number, Fault>();
   private readonly once: Fault[] = [];
   private always: Fault | null = null;
   private nextArticle = 1_400_000;
@@ -348,6 +363,25 @@ export class FakeDod {
     return { articleUrl: new URL(`Contract/Article/${article}/`, this.url).toString() };
   }
 
+  /** The feed's address on this server (`?ContentType=400&Site=945&max=10`, as the real one). */
+  get feedUrl(): string {
+    return new URL(`${FEED_PATH}?ContentType=400&Site=945&max=10`, this.url).toString();
+  }
+
+  /** The article address of `date`'s page. */
+  articleUrl(date: string): string {
+    const page = this.pages.get(date);
+    if (!page) throw new Error(`no page for ${date}`);
+    return new URL(`Contract/Article/${page.article}/`, this.url).toString();
+  }
+
+  /** Replaces `date`'s page body, keeping its article address (the site amends pages in place). */
+  amendPage(date: string, body: string): void {
+    const page = this.pages.get(date);
+    if (!page) throw new Error(`no page for ${date}`);
+    page.body = body;
+  }
+
   /** The next `times` requests meet `fault`. */
   failNext(times: number, fault: Fault): void {
     for (let i = 0; i < times; i++) this.once.push(fault);
@@ -371,10 +405,28 @@ export class FakeDod {
   private handle(req: IncomingMessage, res: ServerResponse): void {
     const url = new URL(req.url ?? '/', 'http://localhost');
     const date = url.searchParams.get('date');
-    this.requests.push({ path: `${url.pathname}${url.search}`, date });
-    const fault = this.always ?? this.once.shift();
+    this.requests.push({
+      path: `${url.pathname}${url.search}`,
+      date,
+      ifNoneMatch: req.headers['if-none-match'] ?? null,
+      userAgent: req.headers['user-agent'] ?? null,
+    });
+    const article = ARTICLE_PATH.exec(url.pathname);
+    const fault = this.always ?? this.once.shift() ?? this.articleFaults.get(Number(article?.[1]));
+    if (fault?.kind === 'slow') {
+      setTimeout(() => this.answer(req, res, url, date), fault.ms);
+      return;
+    }
     if (fault) {
       applyFault(res, fault);
+      return;
+    }
+    this.answer(req, res, url, date);
+  }
+
+  private answer(req: IncomingMessage, res: ServerResponse, url: URL, date: string | null): void {
+    if (url.pathname === FEED_PATH && this.feed !== null) {
+      send(res, 200, this.feed, 'application/rss+xml; charset=utf-8');
       return;
     }
     if (req.method !== 'GET') {
@@ -397,6 +449,16 @@ export class FakeDod {
     }
     const article = ARTICLE_PATH.exec(url.pathname);
     const page = article ? [...this.pages.values()].find((p) => p.article === Number(article[1])) : undefined;
+    if (page && this.validators) {
+      const etag = `"${createHash('sha1').update(page.body).digest('hex')}"`;
+      if (req.headers['if-none-match'] === etag) {
+        res.writeHead(304, { etag });
+        res.end();
+        return;
+      }
+      res.setHeader('etag', etag);
+      res.setHeader('last-modified', 'Fri, 27 Nov 2026 22:01:00 GMT');
+    }
     if (page) {
       send(res, 200, page.body, page.contentType);
       return;
@@ -417,6 +479,7 @@ function sendHtml(res: ServerResponse, status: number, body: string): void {
 function applyFault(res: ServerResponse, fault: Fault): void {
   switch (fault.kind) {
     case 'hang':
+    case 'slow':
       return;
     case 'drop':
       res.socket?.destroy();

@@ -609,6 +609,40 @@ async function usageView(window = '24h') {
   );
 }
 
+// ---------------------------------------------------------------- sources
+
+async function sourcesView() {
+  const { data } = await api('GET', '/sources');
+  render(
+    h('h1', {}, 'Sources'),
+    h('p', { class: 'muted' }, 'Where the events come from, and how fresh each source is.'),
+    data.map((s) =>
+      h(
+        'section',
+        { class: 'card', 'data-source': s.source },
+        h('h2', {}, s.name),
+        h(
+          'dl',
+          {},
+          h('dt', {}, 'Schedule'),
+          h('dd', {}, s.scheduled ? 'on' : 'off'),
+          h('dt', {}, 'Last success'),
+          h('dd', { 'data-last-success': s.last_success_at ?? '' }, when(s.last_success_at)),
+          h('dt', {}, 'Next run'),
+          h('dd', { 'data-next-run': s.next_run_at ?? '' }, when(s.next_run_at)),
+          ...(s.latest ? [h('dt', {}, 'Latest release'), h('dd', {}, s.latest)] : []),
+          ...(s.last_refused_at
+            ? [h('dt', {}, 'Last refused (403)'), h('dd', {}, when(s.last_refused_at))]
+            : []),
+          ...(s.last_error_at
+            ? [h('dt', {}, 'Last error'), h('dd', {}, `${when(s.last_error_at)} ${s.last_error ?? ''}`)]
+            : []),
+        ),
+      ),
+    ),
+  );
+}
+
 // ---------------------------------------------------------------- plan and users
 
 function planView() {
@@ -749,6 +783,7 @@ const hashQuery = () => new URLSearchParams(location.hash.split('?')[1] ?? '');
 const views = {
   signals: () => signalsView(hashQuery()),
   evidence: () => evidenceView(hashQuery()),
+  sources: sourcesView,
   keys: keysView,
   webhooks: webhooksView,
   usage: () => usageView(),

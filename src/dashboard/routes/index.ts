@@ -14,6 +14,7 @@ import { registerSignals } from './signals.ts';
 import { registerSignin } from './signin.ts';
 import { registerSignout } from './signout.ts';
 import { registerSignup } from './signup.ts';
+import { registerSources } from './sources.ts';
 import { registerStatic } from './static.ts';
 import { registerUsage } from './usage.ts';
 import { registerWebhooks } from './webhooks.ts';
@@ -45,4 +46,5 @@ export function registerDashboard(app: App, services: Services): void {
   registerPredictions(app, services);
   registerSignalStream(app, services, streams);
   registerEvidence(app, services);
+  registerSources(app, services);
 }

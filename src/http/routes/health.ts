@@ -14,7 +14,11 @@ const healthSchema = {
     'limits alone, and this reports 503 naming `limiter`), and no due webhook delivery has ' +
     'waited over 60 s (`webhooks`: no worker keeps up), and with INGEST_SCHEDULE set the scheduled ' +
     'ingest has saved progress within two intervals (`ingest`). 200 when every component is ok, ' +
-    'else 503 listing the failing ones; answered within a second even while a dependency hangs. ' +
+    'else 503 listing the failing ones. `announcements` reports the live DoD announcement poll ' +
+    '(ANNOUNCEMENTS_LIVE): its last release seen, last error and next run; not ok when the release of ' +
+    'the last business day that has passed was not seen — reported only, never a 503 (an outside ' +
+    "site's outage must not take the API out of rotation). Answered within a second even while a " +
+    'dependency hangs. ' +
     'Registered engine versions. No key required; an error envelope when rate limiting itself ' +
     'cannot decide. For whether the process is alive, see /api/v1/health/live.',
   querystring: Query({}),
@@ -43,6 +47,7 @@ export function registerHealth(app: App, { db, now, limiter, config }: Services)
     now,
     ingestBaseUrl: config.ingestSchedule === null ? null : config.usaspendingBaseUrl,
     ingestIntervalMs: config.ingestSchedule,
+    announcementsLive: config.announcementsLive,
     startedAt: now(),
   };
   app.get('/api/v1/health', { config: access.public, schema: healthSchema }, async (_request, reply) => {

@@ -36,6 +36,7 @@ const CONTRACT = {
   owner_name: 'Lockheed Martin Corporation',
   series_ticker: 'LMT',
   resolution: { as_of: '2024-09-27', basis: 'award_date', resolver_version: 'pit-1-3f0c9a1d2b7e' },
+  source_url: null,
 };
 
 /** Lockheed Martin's history, shortened to one acquisition. */
@@ -258,6 +259,18 @@ const HEALTH = {
     ok: true,
     scheduled: false,
     last_progress_at: null,
+  },
+  announcements: {
+    ok: true,
+    live: true,
+    last_page_date: '2026-11-25',
+    last_page_url: 'https://www.war.gov/News/Contracts/Contract/Article/4343860/',
+    last_poll_at: '2026-11-26T05:45:00.120Z',
+    last_success_at: '2026-11-26T05:45:00.120Z',
+    last_error: null,
+    last_error_at: null,
+    last_refused_at: null,
+    next_run_at: '2026-11-26T13:00:00.000Z',
   },
   engines: [
     {

@@ -66,6 +66,8 @@ const EngineEvidence = Type.Object(
 
 const Detail = Type.Optional(Type.String({ description: 'What is wrong, when not ok.' }));
 
+const NullableTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+
 export const Health = Type.Object({
   ok: Type.Boolean(),
   failing: Type.Array(
@@ -92,6 +94,32 @@ export const Health = Type.Object({
     }),
     detail: Detail,
   }),
+  announcements: Type.Object(
+    {
+      ok: Type.Boolean({
+        description:
+          'False when ANNOUNCEMENTS_LIVE is on and the release of the last business day that has passed was not seen. Not counted in `ok` or `failing`.',
+      }),
+      live: Type.Boolean({ description: 'Whether ANNOUNCEMENTS_LIVE polls the DoD feed.' }),
+      last_page_date: Type.Union([Type.String({ format: 'date' }), Type.Null()], {
+        description: 'The newest release date the feed listed.',
+      }),
+      last_page_url: Type.Union([Type.String(), Type.Null()], { description: 'Its article.' }),
+      last_poll_at: NullableTime,
+      last_success_at: NullableTime,
+      last_error: Type.Union([Type.String(), Type.Null()], {
+        description:
+          'The last failure (kept after later successes; compare last_error_at and last_success_at).',
+      }),
+      last_error_at: NullableTime,
+      last_refused_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()], {
+        description: 'When the site last refused the poll with 403 (see docs/OPERATIONS.md).',
+      }),
+      next_run_at: NullableTime,
+      detail: Detail,
+    },
+    { description: 'The live DoD announcement poll (reported, never a 503).' },
+  ),
   engines: Type.Array(
     Type.Object({
       name: EngineName,
