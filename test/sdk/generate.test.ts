@@ -11,7 +11,7 @@ import path from 'node:path';
 import { describe, test } from 'node:test';
 import { DOCUMENT_PATH, GENERATED_PATH, generateSdkTypes } from '../../scripts/generate-sdk-types.ts';
 
-const TSC = path.resolve('node_modules/.bin/tsc');
+const TSC = path.resolve('node_modules/typescript/bin/tsc');
 
 describe('sdk/src/generated.ts', () => {
   test('equals the generator run on the committed openapi.json (run `npm run sdk:generate` after a document change)', () => {

@@ -22,7 +22,7 @@ import { makeKey } from '../support/app.ts';
 import { type LiveServer, startLiveServer } from './server.ts';
 
 const ROOT = path.resolve('.');
-const TSC = path.join(ROOT, 'node_modules/.bin/tsc');
+const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 const SDK = path.join(ROOT, 'sdk');
 
 let server: LiveServer;
