@@ -52,7 +52,8 @@ describe('nestedDeeperThan', () => {
 
 describe('every route that takes a body', () => {
   const bodyRoutes = () =>
-    app.routeAccess.filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method));
+    // Routes that declare no body refuse any (request hygiene) before a parser sees it.
+    app.routeAccess.filter((r) => ['POST', 'PUT', 'PATCH', 'DELETE'].includes(r.method) && r.body);
 
   test('refuses JSON 5,000 and 100,000 levels deep with 400 invalid_body, Idempotency-Key or not', async () => {
     const routes = bodyRoutes();
