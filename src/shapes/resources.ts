@@ -45,10 +45,12 @@ export const VentureParent = Type.Object(
   {
     entity_id: Type.String({ description: 'Identity id (data/identity/entities.csv).' }),
     name: Type.String(),
-    share: Nullable(Type.Number({ minimum: 0, maximum: 1, description: 'Its share; null when not known.' })),
-    ticker: Nullable(
-      Type.String({ description: 'The ticker its owner traded under on the date; null when it had none.' }),
-    ),
+    share: Nullable(Type.Number({ minimum: 0, maximum: 1 }), {
+      description: 'Its share; null when not known.',
+    }),
+    ticker: Nullable(Type.String(), {
+      description: 'The ticker its owner traded under on the date; null when it had none.',
+    }),
   },
   { description: 'One parent of a joint venture on the date.' },
 );
@@ -140,7 +142,10 @@ const CONTRACT_FIELDS = {
 };
 
 /** A contract as the lists, exports, company pages and webhooks serve it: always one with a ticker. */
-export const Contract = Type.Object(CONTRACT_FIELDS);
+export const Contract = Type.Object(CONTRACT_FIELDS, {
+  description:
+    'A contract award credited to the listed company that owned its recipient on the date: lists, exports, company pages and webhooks serve only these, so `ticker` is never null here.',
+});
 export type ContractDto = Static<typeof Contract>;
 
 /**
