@@ -148,6 +148,18 @@ const LISTED: Case[] = [
   },
 ];
 
+const RTX = 'RTX Corporation (formerly United Technologies Corporation and Raytheon Technologies)';
+/** One registrant before and after its rename: `?ticker=` is the ticker of the award's own date. */
+const RENAMED: Case[] = [
+  { key: 'utc', name: 'UNITED TECHNOLOGIES CORP', date: '2015-01-05', expect: ['UTX', RTX, null, 'rtx'] },
+  {
+    key: 'rtx',
+    name: 'RAYTHEON TECHNOLOGIES CORPORATION',
+    date: '2021-01-05',
+    expect: ['RTX', RTX, null, 'rtx'],
+  },
+];
+
 const UNKNOWN = { key: 'unknown', name: 'QZXV NONEXISTENT WIDGET WORKS LLC', date: '2015-01-05' };
 
 const idOf = (key: string) =>
@@ -162,7 +174,7 @@ let validator: DocValidator;
 before(async () => {
   ({ db, app, client } = await openSeededApp());
   const admin = withKey(app, (await makeKey(db, { admin: true, scopes: ['admin'] })).raw);
-  const awards = [...UNLISTED, ...LISTED, UNKNOWN].map((c, i) => ({
+  const awards = [...UNLISTED, ...LISTED, ...RENAMED, UNKNOWN].map((c, i) => ({
     contract_award_unique_key: idOf(c.key),
     award_id_piid: `READBACK${i}`,
     recipient_name: c.name,
@@ -174,7 +186,7 @@ before(async () => {
   const res = await admin.inject({ method: 'POST', url: '/api/v1/admin/ingest', payload: { awards } });
   assert.equal(res.statusCode, 200, res.body);
   const counts = res.json<IngestCounts>();
-  assert.deepEqual([counts.rejected, counts.matched], [[], LISTED.length]);
+  assert.deepEqual([counts.rejected, counts.matched], [[], LISTED.length + RENAMED.length]);
   doc = (await getJson<OpenApiDoc>(client, '/api/v1/openapi.json')).body;
   validator = new DocValidator(doc);
 });
@@ -191,7 +203,7 @@ async function read(key: string): Promise<{ status: number; body: Bundle & Envel
 }
 
 describe('GET /api/v1/contracts/{id} of an award whose owner had no listed stock', () => {
-  for (const c of [...UNLISTED, ...LISTED]) {
+  for (const c of [...UNLISTED, ...LISTED, ...RENAMED]) {
     test(`${c.name} on ${c.date} reads back as ${c.expect.slice(0, 3).join(' / ')}`, async () => {
       const { status, body } = await read(c.key);
       assert.equal(status, 200);
@@ -259,7 +271,7 @@ describe('GET /api/v1/contracts/{id} of an award whose owner had no listed stock
 
 describe('the lists never show a contract without a ticker', () => {
   const ours = (ids: readonly string[]) => ids.filter((id) => id.startsWith('CONT_AWD_READBACK_')).sort();
-  const listedIds = LISTED.map((c) => idOf(c.key)).sort();
+  const listedIds = [...LISTED, ...RENAMED].map((c) => idOf(c.key)).sort();
   const agency = `agency=${encodeURIComponent(AGENCY)}`;
 
   test('/events, /contracts and their export hold exactly the awards with a ticker', async () => {
@@ -287,6 +299,20 @@ describe('the lists never show a contract without a ticker', () => {
       unlisted.every((id) => !csv.body.includes(id)),
       'not in the CSV export',
     );
+  });
+
+  test('?ticker= is the ticker of the award’s date: RTX does not list United Technologies’ awards, UTX does', async () => {
+    const ids = async (ticker: string) =>
+      ours(
+        (
+          await getJson<{ data: { contract: { id: string } }[] }>(
+            client,
+            `/api/v1/events?${agency}&ticker=${ticker}&limit=200`,
+          )
+        ).body.data.map((i) => i.contract.id),
+      );
+    assert.deepEqual(await ids('RTX'), [idOf('rtx')]);
+    assert.deepEqual(await ids('UTX'), [idOf('utc')]);
   });
 
   test('/signals, its export and the parents’ company pages do not hold them', async () => {
