@@ -108,6 +108,7 @@ export interface CompanyResponse {
   history: CompanyHistory | null;
 }
 
+/** A contract award credited to the listed company that owned its recipient on the date: lists, exports, company pages and webhooks serve only these, so `ticker` is never null here. */
 export interface Contract {
   /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
   id: string;
@@ -125,7 +126,7 @@ export interface Contract {
   psc: string | null;
   nlp_classification: Classification;
   match_confidence: number;
-  /** exact_alias: the recipient name is a known alias of the company; parent_alias: its parent company name is; fuzzy: the closest company name above the similarity threshold. */
+  /** exact_alias: the recipient name is a known alias of the company; parent_alias: its parent company name is; fuzzy: the closest company name above the similarity threshold. For a contract whose owner had no ticker, how its entity was identified. */
   match_method: MatchMethod;
   /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
   source: ContractSource;
@@ -150,12 +151,54 @@ export interface Contract {
 }
 
 export interface ContractBundle {
-  contract: Contract;
+  contract: ContractDetail;
   signal: Signal | null;
   weekly_prices: WeeklyPrice[];
   /** The market regime at the award date (as /api/v1/regimes serves it); null when none could be computed, and for a plan below the intelligence tier. */
   regime: Regime | null;
   decay: Decay | null;
+}
+
+/** A contract with its point-in-time resolution; unlike the lists’ `Contract`, its ticker may be null. */
+export interface ContractDetail {
+  /** USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>. */
+  id: string;
+  /** Ticker of the company that owned the recipient on the award (or announcement) date, as it traded then: a 2010 award to Sikorsky is UTX (United Technologies), a 2017 award to Rockwell Collins is COL. null when the owner on the date had no listed stock; see resolution.no_ticker_reason (such a contract is served only here, never in a list or export). */
+  ticker: string | null;
+  recipient_name: string;
+  /** @format date */
+  award_date: string;
+  /** Current total value of the award in whole US dollars. */
+  contract_value: number;
+  awarding_agency: string;
+  awarding_sub_agency: string | null;
+  description: string | null;
+  naics: string | null;
+  psc: string | null;
+  nlp_classification: Classification;
+  match_confidence: number;
+  /** exact_alias: the recipient name is a known alias of the company; parent_alias: its parent company name is; fuzzy: the closest company name above the similarity threshold. For a contract whose owner had no ticker, how its entity was identified. */
+  match_method: MatchMethod;
+  /** usaspending: an award record; announcement: an awardee of a DoD daily contract announcement. */
+  source: ContractSource;
+  announced_at: string | null;
+  /**
+   * When the event reached this service.
+   * @format date-time
+   */
+  first_seen_at: string;
+  /**
+   * When the public could first know it: announced_at when announced, else first_seen_at.
+   * @format date-time
+   */
+  available_at: string;
+  linked_id: string | null;
+  link_method: LinkMethod | null;
+  entity: ResolvedEntity | null;
+  owner_name: string | null;
+  series_ticker: string | null;
+  resolution: Resolution;
+  source_url: string | null;
 }
 
 export type ContractSource = "usaspending" | "announcement";
@@ -351,6 +394,8 @@ export interface NewWebhookResponse {
   secret: string;
 }
 
+export type NoTickerReason = "private" | "foreign" | "not_yet_public" | "delisted" | "joint_venture" | "owner_unknown";
+
 export interface Pagination {
   limit: number;
   offset: number;
@@ -473,7 +518,7 @@ export interface RegimeList {
 
 export type RegimeName = "risk_on" | "risk_off" | "high_volatility" | "range_bound";
 
-/** How the point-in-time resolution was dated. */
+/** How the point-in-time resolution was dated, and why there is no ticker when there is none. */
 export interface Resolution {
   /**
    * The date the owner was taken on.
@@ -483,6 +528,10 @@ export interface Resolution {
   /** award_date: the award’s own date; announcement_date: the DoD announcement’s. */
   basis: "award_date" | "announcement_date";
   resolver_version: string | null;
+  /** Why `ticker` is null, else null. private: the owner on the date was privately held (employee- or sponsor-owned); foreign: a foreign parent with no US listing in the data; not_yet_public: the owner listed only later (SAIC before its 2006 IPO, Booz Allen before 2010); delisted: the owner’s listed years had ended; joint_venture: two or more parents, none controlling (see `venture_parents`); owner_unknown: the data names the entity but not who owned it then. */
+  no_ticker_reason: NoTickerReason | null;
+  /** A joint venture’s parents on the date, each with its share and ticker then; empty unless `no_ticker_reason` is joint_venture. */
+  venture_parents: VentureParent[];
 }
 
 /** The entity the recipient name identifies (a company or one of its units); null when only the undated resolver knows it. */
@@ -599,6 +648,17 @@ export interface UserList {
 
 export interface UserResponse {
   user: User;
+}
+
+/** One parent of a joint venture on the date. */
+export interface VentureParent {
+  /** Identity id (data/identity/entities.csv). */
+  entity_id: string;
+  name: string;
+  /** Its share; null when not known. */
+  share: number | null;
+  /** The ticker its owner traded under on the date; null when it had none. */
+  ticker: string | null;
 }
 
 export interface Webhook {

@@ -20,8 +20,12 @@ import {
 import { nameTokens, normalizeName } from './names.ts';
 import type { Resolution, ResolveInput, Resolver } from './resolver.ts';
 
-/** Bumped when the resolution logic changes; the identity data's digest is appended to it. */
-export const RESOLVER_LOGIC_VERSION = 'pit-1';
+/**
+ * Bumped when the resolution logic changes; the identity data's digest is appended to it. pit-2: a
+ * recipient identified but owned by no listed company that day keeps how it was identified (its
+ * `match_method`), as GET /contracts/{id} serves it.
+ */
+export const RESOLVER_LOGIC_VERSION = 'pit-2';
 
 export const DATE_BASES = ['award_date', 'announcement_date'] as const;
 export type DateBasis = (typeof DATE_BASES)[number];
@@ -89,11 +93,9 @@ export function buildDatedResolver(base: Resolver, model: IdentityModel): DatedR
     input: DatedInput,
     source: IdentitySource,
   ): DatedResolution {
-    const ticker = owner.ticker;
     return {
       ...match,
-      ticker,
-      method: ticker === null ? 'none' : match.method,
+      ticker: owner.ticker,
       entity: owner.entity,
       owner: owner.owner,
       series: owner.series,

@@ -13,9 +13,11 @@ export async function contractBundle(db: Queryable, id: string, engine: string, 
   if (!event) return null;
   const { contract, signal } = event;
   const window = weeklyWindow(contract.award_date);
+  // The era owner's series: a 2010 award to Sikorsky is priced on United Technologies' (RTX's file).
+  // An owner with no listed stock that day has no prices at all.
+  const priced = contract.series_ticker ?? contract.ticker;
   const [candles, regime] = await Promise.all([
-    // The era owner's series: a 2010 award to Sikorsky is priced on United Technologies' (RTX's file).
-    candleSeries(db, contract.series_ticker ?? contract.ticker, window.from, window.to),
+    priced === null ? [] : candleSeries(db, priced, window.from, window.to),
     getRegime(db, id),
   ]);
   const decayed = signal

@@ -7,6 +7,7 @@ import { type Static, Type } from 'typebox';
 import { DATE_BASES } from '../domain/dated-resolver.ts';
 import { engineNames } from '../domain/engines/index.ts';
 import { fieldTier } from '../domain/field-tiers.ts';
+import { NO_TICKER_REASONS } from '../domain/identity.ts';
 import { MATCH_METHODS } from '../domain/resolver.ts';
 import { CLASSIFICATION_LABELS, REGIME_NAMES, TIERS } from '../domain/types.ts';
 import { Nullable, StringEnum } from './schema.ts';
@@ -27,6 +28,7 @@ export const LinkMethod = StringEnum(LINK_METHODS);
 export const EngineName = StringEnum(engineNames());
 export const Tier = StringEnum(TIERS);
 export const RegimeName = StringEnum(REGIME_NAMES);
+export const NoTickerReason = StringEnum(NO_TICKER_REASONS);
 
 export const ResolvedEntity = Type.Object(
   {
@@ -37,6 +39,20 @@ export const ResolvedEntity = Type.Object(
     description:
       'The entity the recipient name identifies (a company or one of its units); null when only the undated resolver knows it.',
   },
+);
+
+export const VentureParent = Type.Object(
+  {
+    entity_id: Type.String({ description: 'Identity id (data/identity/entities.csv).' }),
+    name: Type.String(),
+    share: Nullable(Type.Number({ minimum: 0, maximum: 1 }), {
+      description: 'Its share; null when not known.',
+    }),
+    ticker: Nullable(Type.String(), {
+      description: 'The ticker its owner traded under on the date; null when it had none.',
+    }),
+  },
+  { description: 'One parent of a joint venture on the date.' },
 );
 
 export const Resolution = Type.Object(
@@ -51,19 +67,29 @@ export const Resolution = Type.Object(
           'Version of the resolver and identity data that resolved it; null before versions were stored.',
       }),
     ),
+    no_ticker_reason: Nullable(NoTickerReason, {
+      description:
+        'Why `ticker` is null, else null. private: the owner on the date was privately held (employee- or sponsor-owned); foreign: a foreign parent with no US listing in the data; not_yet_public: the owner listed only later (SAIC before its 2006 IPO, Booz Allen before 2010); delisted: the owner’s listed years had ended; joint_venture: two or more parents, none controlling (see `venture_parents`); owner_unknown: the data names the entity but not who owned it then.',
+    }),
+    venture_parents: Type.Array(VentureParent, {
+      description:
+        'A joint venture’s parents on the date, each with its share and ticker then; empty unless `no_ticker_reason` is joint_venture.',
+    }),
   },
-  { description: 'How the point-in-time resolution was dated.' },
+  {
+    description: 'How the point-in-time resolution was dated, and why there is no ticker when there is none.',
+  },
 );
 
-export const Contract = Type.Object({
+const TICKER_THEN =
+  'Ticker of the company that owned the recipient on the award (or announcement) date, as it traded then: a 2010 award to Sikorsky is UTX (United Technologies), a 2017 award to Rockwell Collins is COL.';
+
+const CONTRACT_FIELDS = {
   id: Type.String({
     description:
       'USASpending generated award id (prefix CONT_AWD_), or for an awardee of a DoD contract announcement DOD_ANN_<date>_<paragraph>_<position>.',
   }),
-  ticker: Type.String({
-    description:
-      'Ticker of the company that owned the recipient on the award (or announcement) date, as it traded then: a 2010 award to Sikorsky is UTX (United Technologies), a 2017 award to Rockwell Collins is COL.',
-  }),
+  ticker: Type.String({ description: TICKER_THEN }),
   recipient_name: Type.String(),
   award_date: Type.String({ format: 'date' }),
   contract_value: Type.Integer({ description: 'Current total value of the award in whole US dollars.' }),
@@ -76,7 +102,7 @@ export const Contract = Type.Object({
   match_confidence: Type.Number({ minimum: 0, maximum: 1 }),
   match_method: StringEnum(MATCH_METHODS, {
     description:
-      'exact_alias: the recipient name is a known alias of the company; parent_alias: its parent company name is; fuzzy: the closest company name above the similarity threshold.',
+      'exact_alias: the recipient name is a known alias of the company; parent_alias: its parent company name is; fuzzy: the closest company name above the similarity threshold. For a contract whose owner had no ticker, how its entity was identified.',
   }),
   source: StringEnum(CONTRACT_SOURCES, {
     description:
@@ -120,8 +146,32 @@ export const Contract = Type.Object({
         'For an announcement read from DoD’s live feed, the article it was read from (its "Contracts For" page); null for an award, and for an announcement read from a file.',
     }),
   ),
+};
+
+/** A contract as the lists, exports, company pages and webhooks serve it: always one with a ticker. */
+export const Contract = Type.Object(CONTRACT_FIELDS, {
+  description:
+    'A contract award credited to the listed company that owned its recipient on the date: lists, exports, company pages and webhooks serve only these, so `ticker` is never null here.',
 });
 export type ContractDto = Static<typeof Contract>;
+
+/**
+ * A contract as `GET /contracts/{id}` serves it: also one whose recipient was identified but whose owner
+ * on the date had no listed stock (private then, not yet public, delisted, foreign, a joint venture).
+ */
+export const ContractDetail = Type.Object(
+  {
+    ...CONTRACT_FIELDS,
+    ticker: Nullable(Type.String(), {
+      description: `${TICKER_THEN} null when the owner on the date had no listed stock; see resolution.no_ticker_reason (such a contract is served only here, never in a list or export).`,
+    }),
+  },
+  {
+    description:
+      'A contract with its point-in-time resolution; unlike the lists’ `Contract`, its ticker may be null.',
+  },
+);
+export type ContractDetailDto = Static<typeof ContractDetail>;
 
 export const RationaleItem = Type.Object({
   rule: Type.String(),

@@ -1,4 +1,4 @@
-import type { ContractDto, SignalDto } from '../shapes/resources.ts';
+import type { ContractDetailDto, SignalDto } from '../shapes/resources.ts';
 import { prepared, type Queryable } from './db.ts';
 import { type JsonList, jsonArray, jsonInteger, jsonList, jsonObject, jsonString } from './json.ts';
 import {
@@ -98,14 +98,19 @@ export function eventPage(filter: Omit<EventFilter, 'withRationale' | 'limit'> &
   };
 }
 
+/**
+ * One contract with its latest signal of the engine. Besides the contracts with a ticker, one whose
+ * recipient was identified but whose owner on the date had no listed stock is served too (ticker null,
+ * with the reason: the lists never show it); a recipient no entity was found for is not a contract.
+ */
 export async function getEvent(
   db: Queryable,
   id: string,
   engine: string,
-): Promise<{ contract: ContractDto; signal: SignalDto | null } | null> {
+): Promise<{ contract: ContractDetailDto; signal: SignalDto | null } | null> {
   const rows = await db.query<ContractRow & SignalRow>(
     `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(true)} FROM contracts c ${LATEST_SIGNAL('$2')}
-     WHERE c.id = $1 AND c.ticker IS NOT NULL`,
+     WHERE c.id = $1 AND (c.ticker IS NOT NULL OR c.entity_id IS NOT NULL)`,
     [id, engine],
   );
   const row = rows[0];

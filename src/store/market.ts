@@ -19,7 +19,7 @@ import {
   orderBy,
   type Position,
 } from './keyset.ts';
-import { CONTRACT_COLUMNS, type ContractRow, toContract } from './rows.ts';
+import { CONTRACT_COLUMNS, type ListedContractRow, toContract } from './rows.ts';
 import { Where } from './where.ts';
 
 /** No company stored: the demo data (or any import) has never run. */
@@ -53,7 +53,7 @@ export async function getCompany(
 }
 
 async function recentContracts(db: Queryable, ticker: string, recent: number): Promise<ContractDto[]> {
-  const contracts = await db.query<ContractRow>(
+  const contracts = await db.query<ListedContractRow>(
     `SELECT ${CONTRACT_COLUMNS} FROM contracts c WHERE c.ticker = $1 ORDER BY c.award_date DESC, c.id DESC LIMIT $2`,
     [ticker, recent],
   );

@@ -1,5 +1,5 @@
 import type { RationaleItem } from '../domain/types.ts';
-import type { ContractDto, SignalDto } from '../shapes/resources.ts';
+import type { ContractDetailDto, ContractDto, SignalDto } from '../shapes/resources.ts';
 import { type JsonList, jsonInteger, jsonNumber, jsonObject, jsonString, jsonTimestamp } from './json.ts';
 
 /** Rows resolved before dated resolution existed were resolved on their own date all the same. */
@@ -12,13 +12,17 @@ const BASIS_SQL = `coalesce(c.resolution_basis, CASE WHEN c.source = 'announceme
  */
 export const PRICE_TICKER_SQL = 'coalesce(c.series_ticker, c.ticker)';
 
+/** A joint venture's parents as stored (JSON text in the schema's key order, identity-columns.ts), else `[]`. */
+const VENTURE_PARENTS_SQL = `coalesce(c.venture_parents, '[]')`;
+
 /** Column lists shared by every query that returns contracts or signals, so rows map one way. */
 export const CONTRACT_COLUMNS = `c.id, c.ticker, c.recipient_name, c.award_date, c.contract_value, c.awarding_agency,
   c.awarding_sub_agency, c.description, c.naics, c.psc, c.nlp_classification, c.match_confidence, c.match_method,
   c.source, c.announced_at, c.first_seen_at, c.available_at, c.linked_id, c.link_method, c.source_url,
   CASE WHEN c.entity_id IS NULL THEN NULL ELSE json_build_object('id', c.entity_id, 'name', c.entity_name) END AS entity,
   c.owner_name, c.series_ticker,
-  json_build_object('as_of', c.award_date, 'basis', ${BASIS_SQL}, 'resolver_version', c.resolver_version) AS resolution`;
+  json_build_object('as_of', c.award_date, 'basis', ${BASIS_SQL}, 'resolver_version', c.resolver_version,
+    'no_ticker_reason', c.no_ticker_reason, 'venture_parents', ${VENTURE_PARENTS_SQL}::json) AS resolution`;
 
 export const SIGNAL_COLUMNS = `s.id AS s_id, s.contract_id AS s_contract_id, s.engine_name AS s_engine_name,
   s.engine_version AS s_engine_version, s.engine_tier AS s_engine_tier, s.signal_score AS s_signal_score,
@@ -68,6 +72,8 @@ export const CONTRACT_JSON = jsonObject([
       ['as_of', jsonString('c.award_date')],
       ['basis', jsonString(BASIS_SQL)],
       ['resolver_version', jsonString('c.resolver_version')],
+      ['no_ticker_reason', jsonString('c.no_ticker_reason')],
+      ['venture_parents', VENTURE_PARENTS_SQL],
     ]),
   ],
   ['source_url', jsonString('c.source_url')],
@@ -96,7 +102,10 @@ export const signalJson = (withRationale: boolean) => (withRationale ? SIGNAL_JS
 const SIGNAL_JSON = jsonObject(SIGNAL_FIELDS);
 const SIGNAL_JSON_FULL = jsonObject([...SIGNAL_FIELDS, ['rationale', 's.rationale']]);
 
-export type ContractRow = ContractDto;
+/** A contracts row as CONTRACT_COLUMNS selects it; the lists' queries select only rows with a ticker. */
+export type ContractRow = ContractDetailDto;
+/** A row of a query that selects only contracts with a ticker (lists, company pages, webhooks). */
+export type ListedContractRow = ContractDto;
 
 export interface SignalRow {
   s_id: string | null;
@@ -113,7 +122,8 @@ export interface SignalRow {
   s_computed_at: string;
 }
 
-export function toContract(row: ContractRow): ContractDto {
+/** The contract of a row, of the row's kind: a listed row gives a `ContractDto`. */
+export function toContract<R extends ContractRow>(row: R): Pick<R, keyof ContractDetailDto> {
   return {
     id: row.id,
     ticker: row.ticker,

@@ -13,7 +13,7 @@ import {
 import {
   CONTRACT_COLUMNS,
   CONTRACT_JSON,
-  type ContractRow,
+  type ListedContractRow,
   SIGNAL_COLUMNS,
   type SignalRow,
   signalColumns,
@@ -142,8 +142,8 @@ export async function latestSignal(
 export function signalsWithContracts(
   db: Queryable,
   ids: readonly string[],
-): Promise<(ContractRow & SignalRow & { announced_before: boolean })[]> {
-  return db.query<ContractRow & SignalRow & { announced_before: boolean }>(
+): Promise<(ListedContractRow & SignalRow & { announced_before: boolean })[]> {
+  return db.query<ListedContractRow & SignalRow & { announced_before: boolean }>(
     `SELECT ${CONTRACT_COLUMNS}, ${SIGNAL_COLUMNS},
        c.linked_id IS NOT NULL AND (c.source = 'usaspending'
          OR EXISTS (SELECT 1 FROM contracts o WHERE o.id = c.linked_id AND o.linked_id = c.id)) AS announced_before

@@ -205,6 +205,33 @@ describe('explorer API', () => {
     assert.equal((await get('developer', '/dashboard/api/contracts/CONT_AWD_NOPE')).statusCode, 404);
   });
 
+  test('a contract whose owner had no listed stock: the same bundle as the API, ticker null with the reason', async () => {
+    const [unlisted] = await db.query<{ id: string }>(
+      'SELECT id FROM contracts WHERE ticker IS NULL AND entity_id IS NOT NULL ORDER BY id LIMIT 1',
+    );
+    assert.ok(unlisted, 'the demo data holds an award whose owner had no ticker');
+    const url = `/dashboard/api/contracts/${encodeURIComponent(unlisted.id)}`;
+    const res = await get('developer', url);
+    assert.equal(res.statusCode, 200, res.body);
+    const page = res.json<{
+      contract: {
+        ticker: string | null;
+        owner_name: string | null;
+        resolution: { no_ticker_reason: string };
+      };
+      signal: unknown;
+      weekly_prices: unknown[];
+    }>();
+    assert.deepEqual([page.contract.ticker, page.signal, page.weekly_prices], [null, null, []]);
+    assert.ok(page.contract.owner_name, 'names the owner then');
+    const keyed = await app.inject({
+      url: `/api/v1/contracts/${encodeURIComponent(unlisted.id)}`,
+      headers: { 'x-api-key': (await makeKey(db, { plan: 'developer' })).raw },
+    });
+    assert.deepEqual(page.contract, keyed.json<{ contract: unknown }>().contract);
+    assert.ok(page.contract.resolution.no_ticker_reason.length > 0);
+  });
+
   test('an announcement links to the USASpending page of the award it was linked to', async () => {
     const [linked] = await db.query<{ id: string; linked_id: string }>(
       "SELECT id, linked_id FROM contracts WHERE source = 'announcement' AND linked_id IS NOT NULL AND ticker IS NOT NULL LIMIT 1",
@@ -428,5 +455,18 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     await page.waitForSelector('[data-no-candles="HON"]');
     assert.ok((await page.locator('#recent-contracts tbody tr').count()) > 0);
     await shot('explorer-company-no-candles');
+  });
+
+  test('a contract whose owner had no listed stock names the owner and why, without prices', async () => {
+    const [unlisted] = await db.query<{ id: string; owner_name: string }>(
+      'SELECT id, owner_name FROM contracts WHERE ticker IS NULL AND entity_id IS NOT NULL ORDER BY id LIMIT 1',
+    );
+    assert.ok(unlisted);
+    await page.goto(`${base}/dashboard#/contracts/${encodeURIComponent(unlisted.id)}`);
+    await page.waitForSelector('[data-no-prices]');
+    assert.match((await page.locator('#owner').textContent()) ?? '', /no ticker: \w/);
+    assert.ok(((await page.locator('#owner').textContent()) ?? '').startsWith(unlisted.owner_name));
+    assert.match((await page.locator('[data-no-prices]').textContent()) ?? '', /no listed stock/);
+    assert.deepEqual(problems, []);
   });
 });

@@ -192,7 +192,7 @@ describe('resolution on a date', () => {
       new IdentityModel({ ...data, edges: data.edges.slice(1) }),
     );
     assert.notEqual(other.version, dated.version);
-    assert.match(dated.version, /^pit-1-[0-9a-f]{12}$/);
+    assert.match(dated.version, /^pit-2-[0-9a-f]{12}$/);
   });
 });
 

@@ -163,7 +163,16 @@ describe('component schemas', () => {
     const bundle = doc.paths['/api/v1/contracts/{id}']?.get?.responses['200'];
     assert.deepEqual(bundle && jsonMedia(bundle)?.schema, componentRef('ContractBundle'));
     const properties = doc.components.schemas.ContractBundle?.properties as Record<string, Json>;
-    assert.deepEqual(properties.contract, componentRef('Contract'));
+    // The one answer that may hold a contract without a ticker has its own type; the lists keep theirs.
+    assert.deepEqual(properties.contract, componentRef('ContractDetail'));
+    const item = doc.components.schemas.EventItem?.properties as Record<string, Json>;
+    assert.deepEqual(item.contract, componentRef('Contract'));
+    const ticker = (name: string): Json => {
+      const props = doc.components.schemas[name]?.properties as Record<string, Json> | undefined;
+      return props?.ticker ?? {};
+    };
+    assert.equal(ticker('Contract').type, 'string');
+    assert.deepEqual(ticker('ContractDetail').anyOf, [{ type: 'string' }, { type: 'null' }]);
     assert.deepEqual(properties.signal, { anyOf: [componentRef('Signal'), { type: 'null' }] });
     const signal = doc.components.schemas.Signal?.properties as Record<string, Json>;
     assert.deepEqual((signal.rationale as Json).items, componentRef('RationaleItem'));

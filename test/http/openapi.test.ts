@@ -67,7 +67,13 @@ describe('OpenAPI document', () => {
       "SELECT id FROM contracts WHERE ticker = 'NOC' ORDER BY award_date DESC LIMIT 1",
     );
     assert.ok(row);
+    // An award of the demo data whose owner on the date had no listed stock (ManTech after 2022…).
+    const [unlisted] = await db.query<{ id: string }>(
+      'SELECT id FROM contracts WHERE ticker IS NULL AND entity_id IS NOT NULL ORDER BY id LIMIT 1',
+    );
+    assert.ok(unlisted, 'the demo data holds an award whose owner had no ticker');
     const calls: [string, string, string][] = [
+      ['get', '/api/v1/contracts/{id}', `/api/v1/contracts/${encodeURIComponent(unlisted.id)}`],
       ['get', '/api/v1/health', '/api/v1/health'],
       ['get', '/api/v1/events', '/api/v1/events?limit=20'],
       ['get', '/api/v1/contracts', '/api/v1/contracts?limit=3'],

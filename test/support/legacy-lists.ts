@@ -22,7 +22,7 @@ import { type EventFilter, eventPage } from '../../src/store/events.ts';
 import { candlePage } from '../../src/store/market.ts';
 import {
   CONTRACT_COLUMNS,
-  type ContractRow,
+  type ListedContractRow,
   type SignalRow,
   signalColumns,
   toContract,
@@ -36,7 +36,7 @@ async function listEvents(
   filter: EventFilter,
 ): Promise<{ contract: ContractDto; signal: SignalDto | null }[]> {
   const page = eventPage(filter);
-  const rows = await db.query<ContractRow & SignalRow>(
+  const rows = await db.query<ListedContractRow & SignalRow>(
     `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)} ${page.from}
      ORDER BY c.award_date DESC, c.id DESC`,
     page.params,
@@ -49,7 +49,7 @@ async function listSignals(
   filter: SignalFilter,
 ): Promise<{ signal: SignalDto; contract: ContractDto }[]> {
   const page = signalPage(filter);
-  const rows = await db.query<ContractRow & SignalRow>(
+  const rows = await db.query<ListedContractRow & SignalRow>(
     `SELECT ${CONTRACT_COLUMNS}, ${signalColumns(filter.withRationale)} ${page.from}
      ORDER BY s.signal_score DESC, s.computed_at DESC, s.id`,
     page.params,

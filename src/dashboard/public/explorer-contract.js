@@ -43,7 +43,9 @@ export async function contractView(id) {
           : h(
               'p',
               { class: 'muted', 'data-no-prices': '' },
-              `No candles are stored for ${contract.ticker} around this date.`,
+              contract.ticker === null
+                ? 'No prices: the owner on this date had no listed stock.'
+                : `No candles are stored for ${contract.ticker} around this date.`,
             ),
       ),
       h(
@@ -72,7 +74,7 @@ function facts(c, sources) {
     h(
       'dl',
       { class: 'facts' },
-      row('Company', companyLink(c.ticker)),
+      row('Company', ...company(c)),
       row('Award date', c.award_date),
       row('Agency', c.awarding_agency, c.awarding_sub_agency ? ` · ${c.awarding_sub_agency}` : ''),
       row('Classification', c.nlp_classification.replaceAll('_', ' ')),
@@ -102,6 +104,31 @@ function facts(c, sources) {
       ),
     ),
   );
+}
+
+const NO_TICKER = {
+  private: 'privately held then',
+  foreign: 'a foreign parent, not listed in the data',
+  not_yet_public: 'not yet public then',
+  delisted: 'delisted by then',
+  joint_venture: 'a joint venture',
+  owner_unknown: 'owner unknown for this date',
+};
+
+/** The owner on the award date: its ticker then, or its name and why it had no ticker (a venture's parents). */
+function company(c) {
+  if (c.ticker !== null) return [companyLink(c.ticker)];
+  const { no_ticker_reason: reason, venture_parents: parents } = c.resolution;
+  const partners = parents.flatMap((p, i) => [
+    i ? ', ' : ' (',
+    p.ticker ? companyLink(p.ticker) : p.name,
+    p.share === null ? '' : ` ${Math.round(p.share * 100)} %`,
+  ]);
+  const owner = c.owner_name ?? c.entity?.name ?? '';
+  return [
+    h('span', { id: 'owner' }, `${owner} — no ticker: ${NO_TICKER[reason] ?? reason}`),
+    ...(partners.length ? [...partners, ')'] : []),
+  ];
 }
 
 function drawWeekly(lib, box, bundle) {

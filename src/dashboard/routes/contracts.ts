@@ -7,7 +7,7 @@ import { readerTier, shownTo } from '../../http/reader-tier.ts';
 import { Query, Text } from '../../http/schemas/common.ts';
 import type { App, Handler, Services } from '../../http/types.ts';
 import { contractBundle } from '../../services/contracts.ts';
-import type { ContractDto } from '../../shapes/resources.ts';
+import type { ContractDetailDto } from '../../shapes/resources.ts';
 import { requireSessionTier } from '../plan-tier.ts';
 
 const contractSchema = {
@@ -24,7 +24,7 @@ export const usaspendingAwardUrl = (id: string): string =>
  * announcement event, that of the award it was linked to, if any (the announcement itself is a paragraph
  * of a DoD release, with no page of its own).
  */
-export function sourceLinks(contract: ContractDto): { label: string; url: string }[] {
+export function sourceLinks(contract: ContractDetailDto): { label: string; url: string }[] {
   const award = contract.source === 'usaspending' ? contract.id : contract.linked_id;
   if (!award?.startsWith('CONT_AWD_')) return [];
   const label = award === contract.id ? 'USASpending award page' : 'USASpending page of the linked award';

@@ -35,7 +35,13 @@ const CONTRACT = {
   entity: { id: 'lockheed_martin', name: 'Lockheed Martin Corporation' },
   owner_name: 'Lockheed Martin Corporation',
   series_ticker: 'LMT',
-  resolution: { as_of: '2024-09-27', basis: 'award_date', resolver_version: 'pit-1-3f0c9a1d2b7e' },
+  resolution: {
+    as_of: '2024-09-27',
+    basis: 'award_date',
+    resolver_version: 'pit-2-3f0c9a1d2b7e',
+    no_ticker_reason: null,
+    venture_parents: [],
+  },
   source_url: null,
 };
 

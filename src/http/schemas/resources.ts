@@ -6,6 +6,7 @@ import {
   Company,
   CompanyHistory,
   Contract,
+  ContractDetail,
   Decay,
   EngineName,
   Prediction,
@@ -24,7 +25,7 @@ export const SignalItem = Type.Object({ signal: Signal, contract: Contract });
 export const SignalList = Type.Object({ data: Type.Array(SignalItem), pagination: Pagination });
 export const RegimeList = Type.Object({ data: Type.Array(Regime), pagination: Pagination });
 export const ContractBundle = Type.Object({
-  contract: Contract,
+  contract: ContractDetail,
   signal: Nullable(Signal),
   weekly_prices: Type.Array(WeeklyPrice),
   regime: Nullable(Regime, {
