@@ -166,3 +166,29 @@ describe('announcements', () => {
     );
   });
 });
+
+describe('available_at of awards nothing announced', () => {
+  test('equals first_seen_at exactly, over the whole ingested demo data and a fresh import', async () => {
+    const differing = async () =>
+      (
+        await db.query<{ unannounced: number; differing: number }>(
+          `SELECT count(*)::int AS unannounced,
+                  count(*) FILTER (WHERE available_at IS DISTINCT FROM first_seen_at)::int AS differing
+             FROM contracts WHERE announced_at IS NULL`,
+        )
+      )[0];
+    const seeded = await differing();
+    assert.ok((seeded?.unannounced ?? 0) > 1000, `${seeded?.unannounced} un-announced events`);
+    assert.equal(seeded?.differing, 0);
+    // A batch large enough for the copy path and a small one for the upsert path.
+    const many = Array.from({ length: 300 }, (_, i) => lockheedAward(`AVAILTEST${i}`));
+    await ingestAwards(ctx, many);
+    await ingestAwards(ctx, [lockheedAward('AVAILTESTONE')]);
+    const fresh = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM contracts
+        WHERE id LIKE 'CONT_AWD_AVAILTEST%' AND available_at = first_seen_at AND announced_at IS NULL`,
+    );
+    assert.equal(fresh[0]?.n, 301);
+    assert.equal((await differing())?.differing, 0);
+  });
+});
