@@ -534,6 +534,21 @@ const EXAMPLES: Record<string, OperationExamples> = {
     request: { name: KEY.name, scopes: KEY.scopes, mode: KEY.mode },
     responses: { 201: { key: KEY, secret: 'iv_live_HxOtg2lyMC3lFPw287MYKE7793SqKW2J2FxnJCwYapK' } },
   },
+  getAdminUsersIdKeys: {
+    responses: {
+      200: page([
+        { ...KEY, last_used_at: '2026-11-26T05:50:36.551Z' },
+        {
+          ...KEY,
+          id: '0b6d1c7e-2f43-4d8a-9a51-7c3e8f2d4b60',
+          name: 'old notebook',
+          display_prefix: 'iv_live_Q8rN',
+          created_at: '2026-11-26T05:50:36.548Z',
+          revoked_at: '2026-11-26T05:50:36.560Z',
+        },
+      ]),
+    },
+  },
   deleteAdminKeysId: {
     responses: {
       200: {
