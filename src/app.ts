@@ -7,6 +7,7 @@ import type { Config } from './config.ts';
 import { registerDashboard } from './dashboard/routes/index.ts';
 import { installAccess } from './http/access.ts';
 import { installCaching } from './http/caching.ts';
+import { installCors } from './http/cors.ts';
 import { DEFAULT_TIMEOUTS, handleClientError, MAX_URL_LENGTH, type Timeouts } from './http/client-errors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
@@ -158,6 +159,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     reply.header('x-content-type-options', 'nosniff');
     done(request.url.length > MAX_URL_LENGTH ? errors.uriTooLong(MAX_URL_LENGTH) : undefined);
   });
+  // Before the access check: preflights carry no key, and refusals must be readable cross-origin too.
+  installCors(app, deps.config.corsOrigins);
   // Counted by the matched route's URL pattern, never the URL's text (bounded series; 404/405 as one).
   if (deps.config.requestMetrics) {
     app.addHook('onResponse', (request, reply, done) => {
