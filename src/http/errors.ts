@@ -50,7 +50,9 @@ export class ApiError extends Error {
 
   toEnvelope(requestId?: string): ErrorEnvelope {
     const { status, message, code, param } = this;
-    return { error: { status, message, code, ...(param === undefined ? {} : { param }), request_id: requestId } };
+    return {
+      error: { status, message, code, ...(param === undefined ? {} : { param }), request_id: requestId },
+    };
   }
 }
 

@@ -4,9 +4,9 @@
  * outbox sends, and the HTTP layer validates and documents (its envelopes are in http/schemas).
  */
 import { type Static, Type } from 'typebox';
-import { engineNames } from '../domain/engines/index.ts';
+import { engineNames, RATIONALE_RULES } from '../domain/engines/index.ts';
 import { MATCH_METHODS } from '../domain/resolver.ts';
-import { CLASSIFICATION_LABELS, REGIME_NAMES, TIERS } from '../domain/types.ts';
+import { CLASSIFICATION_LABELS, REGIME_BENCHMARKS, REGIME_NAMES, TIERS } from '../domain/types.ts';
 import { Nullable, StringEnum } from './schema.ts';
 
 export const CONTRACT_SOURCES = ['usaspending', 'announcement'] as const;
@@ -71,8 +71,12 @@ export const Contract = Type.Object({
 });
 export type ContractDto = Static<typeof Contract>;
 
+export const RationaleRule = StringEnum<string>(RATIONALE_RULES, {
+  description: "The engine rule a rationale row accounts for; one engine's rows name some of them.",
+});
+
 export const RationaleItem = Type.Object({
-  rule: Type.String(),
+  rule: RationaleRule,
   weight: Type.Number(),
   value: Type.Number(),
   contribution: Type.Number(),
@@ -112,7 +116,7 @@ export const Regime = Type.Object({
   contract_id: Type.String(),
   ticker: Type.String(),
   as_of: Type.String({ format: 'date', description: 'Last candle date used; never after the award date.' }),
-  benchmark: Type.String(),
+  benchmark: StringEnum(REGIME_BENCHMARKS, { description: 'The market the regime is read from.' }),
   dominant: RegimeName,
   scores: Type.Object(regimeScores),
   features: Type.Record(Type.String(), Type.Number()),

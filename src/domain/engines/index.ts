@@ -1,6 +1,6 @@
 import type { Engine } from '../types.ts';
-import { materiality } from './materiality.ts';
-import { regimeAware } from './regime-aware.ts';
+import { MATERIALITY_RULES, materiality } from './materiality.ts';
+import { REGIME_AWARE_RULES, regimeAware } from './regime-aware.ts';
 
 export const ENGINES: readonly Engine[] = [materiality, regimeAware];
 
@@ -16,3 +16,6 @@ export function defaultEngine(): Engine {
 export function engineNames(): string[] {
   return ENGINES.map((engine) => engine.name);
 }
+
+/** Every `rule` a rationale row of any engine may name. */
+export const RATIONALE_RULES: readonly string[] = [...new Set([...MATERIALITY_RULES, ...REGIME_AWARE_RULES])];

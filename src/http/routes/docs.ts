@@ -69,7 +69,11 @@ function send(request: FastifyRequest, reply: FastifyReply, file: Asset) {
 function documentAsset(app: App): () => Asset {
   let built: Asset | null = null;
   return () => {
-    built ??= withEtag(Buffer.from(JSON.stringify(app.swagger())), 'application/json; charset=utf-8', 'no-cache');
+    built ??= withEtag(
+      Buffer.from(JSON.stringify(app.swagger())),
+      'application/json; charset=utf-8',
+      'no-cache',
+    );
     return built;
   };
 }

@@ -380,8 +380,8 @@ const csvCell = (value: unknown): string => {
 };
 
 /**
- * An export of these list items as each format writes them: the CSV text; for NDJSON, whose schema is
- * that of one line, the first line's item.
+ * An export of these list items as each format writes them: the CSV text; for NDJSON, described (as
+ * OpenAPI 3.1 describes a sequential media type) as the array of its lines' items, those items.
  */
 function exportOf(items: readonly { contract: Record<string, unknown>; signal: Record<string, unknown> }[]) {
   const value = (item: (typeof items)[number], column: string): unknown => {
@@ -393,7 +393,7 @@ function exportOf(items: readonly { contract: Record<string, unknown>; signal: R
   const records = [names, ...items.map((item) => names.map((name) => value(item, name)))];
   return new ByMediaType({
     'text/csv': records.map((record) => `${record.map(csvCell).join(',')}\r\n`).join(''),
-    'application/x-ndjson': items[0],
+    'application/x-ndjson': items,
   });
 }
 

@@ -1,5 +1,6 @@
 /** The HTTP envelopes around the service's records (src/shapes/resources.ts). */
 import { Type } from 'typebox';
+import { LIMITER_STORES } from '../../infra/limiter.ts';
 import {
   Candle,
   Company,
@@ -11,7 +12,7 @@ import {
   Tier,
   WeeklyPrice,
 } from '../../shapes/resources.ts';
-import { Nullable, Pagination } from './common.ts';
+import { Nullable, Pagination, StringEnum } from './common.ts';
 
 export * from '../../shapes/resources.ts';
 
@@ -48,7 +49,9 @@ export const Health = Type.Object({
   db: Type.Object({ ok: Type.Boolean(), detail: Detail }),
   limiter: Type.Object({
     ok: Type.Boolean(),
-    store: Type.String({ description: 'Where rate limits are decided: memory, cluster primary or redis.' }),
+    store: StringEnum(LIMITER_STORES, {
+      description: 'Where rate limits are decided: this process (memory), the cluster primary, or Redis.',
+    }),
     detail: Detail,
   }),
   webhooks: Type.Object({ ok: Type.Boolean(), detail: Detail }),
