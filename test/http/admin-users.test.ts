@@ -132,7 +132,11 @@ describe('GET /api/v1/admin/users/{id}/keys', () => {
     getJson<KeyList>(admin, `/api/v1/admin/users/${userId}/keys${query}`);
 
   test("lists a user's keys oldest first, revoked ones included, never a secret or its hash", async () => {
-    const owner = await createAccount(db, { email: 'keys-owner@search.test', plan: 'developer', isAdmin: false });
+    const owner = await createAccount(db, {
+      email: 'keys-owner@search.test',
+      plan: 'developer',
+      isAdmin: false,
+    });
     const raws: string[] = [];
     for (const name of ['one', 'two', 'three']) {
       const res = await admin.inject({
@@ -186,8 +190,14 @@ describe('GET /api/v1/admin/users/{id}/keys', () => {
     );
     assert.equal(next.body.pagination.next_cursor, null);
     // Another user's cursor position is no use here, nor another list's.
-    const users = await getJson<{ pagination: { next_cursor: string } }>(admin, '/api/v1/admin/users?limit=1');
-    const foreign = await keysOf(owner.id, `?cursor=${encodeURIComponent(users.body.pagination.next_cursor)}`);
+    const users = await getJson<{ pagination: { next_cursor: string } }>(
+      admin,
+      '/api/v1/admin/users?limit=1',
+    );
+    const foreign = await keysOf(
+      owner.id,
+      `?cursor=${encodeURIComponent(users.body.pagination.next_cursor)}`,
+    );
     assert.equal(foreign.status, 400);
   });
 

@@ -82,7 +82,11 @@ describe('GET /docs over HTTP', () => {
     assert.deepEqual(document.json(), api.json(), 'the same document as the API serves');
     assert.equal(document.headers['x-ratelimit-limit'], undefined);
     const etag = String(document.headers.etag);
-    const again = await app.inject({ url: '/docs/openapi.json', headers: { 'if-none-match': etag }, ...from });
+    const again = await app.inject({
+      url: '/docs/openapi.json',
+      headers: { 'if-none-match': etag },
+      ...from,
+    });
     assert.equal(again.statusCode, 304);
   });
 
