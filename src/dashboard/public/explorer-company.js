@@ -30,6 +30,9 @@ const SCORE_COLORS = [
   [0, '#8d99a6', 'below 50'],
 ];
 const UNSCORED = '#c3cad2';
+/** The chart's panes below the candles: volume, then the regime band. */
+const VOLUME_PANE = 1;
+const REGIME_PANE = 2;
 
 /** Bars keyed by UTC seconds: the library parses 'YYYY-MM-DD' strings far slower than numbers. */
 const toTime = (date) => Date.parse(`${date}T00:00:00Z`) / 1000;
@@ -110,6 +113,9 @@ export async function companyView(rawTicker = 'LMT') {
     view.chart = await drawChart(view, chartBox, legend);
     // Drawn: the chart's first frame has painted.
     await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    // What the browser tests read of the drawn chart: the price at the bottom edge of the candles' pane
+    // (in either scale mode, negative exactly when the axis there would show a negative value).
+    chartBox.axisFloor = () => view.price.coordinateToPrice(view.chart.panes()[0].getHeight());
     chartBox.dataset.ready = 'true';
     chartBox.dataset.ms = String(Math.round(performance.now() - started));
   }
@@ -217,13 +223,15 @@ async function drawChart(view, box, legend) {
       close: c.close,
     })),
   );
-  const volume = chart.addSeries(HistogramSeries, {
-    priceScaleId: 'volume',
-    priceFormat: { type: 'volume' },
-    lastValueVisible: false,
-    priceLineVisible: false,
-  });
-  volume.priceScale().applyOptions({ scaleMargins: { top: 0.82, bottom: 0 } });
+  // Volume in a pane of its own: as an overlay under the candles it needed the price scale to leave a
+  // bottom margin, which the axis labelled with prices below zero.
+  const volume = chart.addSeries(
+    HistogramSeries,
+    { priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false },
+    VOLUME_PANE,
+  );
+  volume.priceScale().applyOptions({ scaleMargins: { top: 0.1, bottom: 0 } });
+  chart.panes()[VOLUME_PANE]?.setHeight(70);
   volume.setData(
     view.candles.map((c) => ({
       time: toTime(c.date),
@@ -231,7 +239,8 @@ async function drawChart(view, box, legend) {
       color: c.close >= c.open ? 'rgba(46,158,91,0.35)' : 'rgba(209,69,59,0.35)',
     })),
   );
-  chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0.22 } });
+  // No bottom margin (the markers sit above the bars): the axis ends at the lowest low, never below zero.
+  chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0 } });
   view.price = price;
   view.benchLine = chart.addSeries(LineSeries, {
     color: '#6b4fbb',
@@ -261,6 +270,31 @@ function groupByDate(awards) {
   return map;
 }
 
+/**
+ * One marker a day, however many awards it had: sized by the day's total value, coloured by its highest
+ * score, clicking through to that highest-scored award (the legend lists them all). Markers of one day
+ * would otherwise stack into a column reaching far from the candles.
+ */
+export function dayMarkers(awards) {
+  const days = new Map();
+  for (const a of awards) {
+    const day = days.get(a.award_date) ?? { date: a.award_date, total: 0, top: a };
+    day.total += a.contract_value;
+    if ((a.signal_score ?? -1) > (day.top.signal_score ?? -1)) day.top = a;
+    days.set(a.award_date, day);
+  }
+  return [...days.values()]
+    .sort((a, b) => (a.date < b.date ? -1 : 1))
+    .map((day) => ({
+      time: toTime(day.date),
+      position: 'aboveBar',
+      shape: 'circle',
+      color: scoreColor(day.top.signal_score),
+      size: markerSize(day.total),
+      id: day.top.id,
+    }));
+}
+
 function setMarkers(view) {
   if (!view.markers) return;
   const first = view.candles[0].date;
@@ -269,17 +303,11 @@ function setMarkers(view) {
     (a) =>
       a.award_date >= first && a.award_date <= last && (!view.filter || a.nlp_classification === view.filter),
   );
-  view.markers.setMarkers(
-    shown.map((a) => ({
-      time: toTime(a.award_date),
-      position: 'belowBar',
-      shape: 'circle',
-      color: scoreColor(a.signal_score),
-      size: markerSize(a.contract_value),
-      id: a.id,
-    })),
-  );
-  document.getElementById('company-chart')?.setAttribute('data-markers', String(shown.length));
+  const markers = dayMarkers(shown);
+  view.markers.setMarkers(markers);
+  const box = document.getElementById('company-chart');
+  box?.setAttribute('data-markers', String(markers.length));
+  box?.setAttribute('data-awards', String(shown.length));
 }
 
 function drawRegimes(view, chart, HistogramSeries) {
@@ -301,11 +329,11 @@ function drawRegimes(view, chart, HistogramSeries) {
       lastValueVisible: false,
       priceFormat: { type: 'custom', formatter: () => '' },
     },
-    1,
+    REGIME_PANE,
   );
   series.setData(band);
   series.priceScale().applyOptions({ scaleMargins: { top: 0, bottom: 0 } });
-  chart.panes()[1]?.setHeight(34);
+  chart.panes()[REGIME_PANE]?.setHeight(34);
   view.regimeAt = (date) => spans.find((s) => s.from <= date && date <= s.to)?.dominant;
 }
 
@@ -382,7 +410,7 @@ function markerKey() {
   return h(
     'p',
     { class: 'legend' },
-    'Awards: size by value; colour by signal score ',
+    'Awards, one marker a day: size by the day’s total value; colour by its highest signal score ',
     [...SCORE_COLORS.map(([, color, label]) => [color, label]), [UNSCORED, 'unscored']].map(
       ([color, label]) =>
         h(
