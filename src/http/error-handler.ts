@@ -68,7 +68,11 @@ const RULE_CODES = {
 
 export function toApiError(error: FastifyError, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof ServiceError) return new ApiError(RULE_CODES[error.kind], error.message);
+  if (error instanceof ServiceError) {
+    // `param` belongs to the 400s (invalid_body): the other rules are about the account, not the request.
+    const param = error.kind === 'invalid' ? error.field : undefined;
+    return new ApiError(RULE_CODES[error.kind], error.message, {}, param);
+  }
   if (error instanceof QueueFullError) return errors.busy();
   if (error instanceof LimiterUnavailableError) return errors.limiterUnavailable();
   if (error instanceof ClusterMetricsUnavailableError) return errors.unavailable(error.message);

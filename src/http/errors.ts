@@ -76,10 +76,16 @@ export const errors = {
     ),
   invalidPath: (name: string, detail: string) =>
     new ApiError('invalid_parameter', `invalid path parameter "${name}": ${detail}`, {}, name),
+  // A header's `param` is its name in lower case, as HTTP/2 and node spell every header.
   invalidHeader: (name: string, detail: string) =>
-    new ApiError('invalid_parameter', `invalid header "${name}": ${detail}`, {}, name),
+    new ApiError('invalid_parameter', `invalid header "${name}": ${detail}`, {}, name.toLowerCase()),
   repeatedHeader: (name: string) =>
-    new ApiError('invalid_parameter', `invalid header "${name}": sent more than once`, {}, name),
+    new ApiError(
+      'invalid_parameter',
+      `invalid header "${name}": sent more than once`,
+      {},
+      name.toLowerCase(),
+    ),
   /** `field`: the body field at fault, when one is (not for a body that is not JSON at all). */
   invalidBody: (detail: string, field?: string) =>
     new ApiError('invalid_body', `invalid request body: ${detail}`, {}, field),
