@@ -364,7 +364,7 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     // helper for the names the test's compiler would add).
     type Marker = { id: string; size: number; color: string };
     const [one, many] = await page.evaluate(async (input) => {
-      const module = '/dashboard/assets/explorer-company.js';
+      const module = '/dashboard/assets/explorer-markers.js';
       const { dayMarkers } = await import(module);
       return input.map((awards) => dayMarkers(awards) as Marker[]);
     }, lists);
