@@ -128,6 +128,34 @@ const takesCursor = (schema: Schema): boolean =>
 /** A success response's description, unless its schema gives one. */
 const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
 
+/** What the access check and the dependencies can answer instead of the operation (http/access.ts). */
+function refusals(responses: Record<string, unknown>, declared503: unknown, isPublic: boolean): void {
+  responses[401] = withHeaders(
+    ErrorEnvelope,
+    { description: 'Missing, invalid or revoked key, or the keyless allowance is spent' },
+    { ...WWW_AUTHENTICATE, ...KEYLESS_RETRY },
+  );
+  // Every operation reads a key or the limiter (and most the database), any of which can fail. A
+  // route's own 503 body (the health report) stays.
+  if (declared503 === undefined || declared503 === ErrorEnvelope) {
+    responses[503] = withHeaders(
+      ErrorEnvelope,
+      {
+        description: 'A dependency (PostgreSQL, the rate limiter) is unavailable, or the server is too busy',
+      },
+      UNAVAILABLE_RETRY,
+    );
+  }
+  if (!isPublic) {
+    responses[403] = withHeaders(ErrorEnvelope, { description: 'Scope, tier or plan does not allow this' });
+    responses[429] = withHeaders(
+      ErrorEnvelope,
+      { description: 'Rate limit exceeded; see Retry-After' },
+      RETRY_AFTER,
+    );
+  }
+}
+
 /**
  * Route config (`access`) is the one source of access rules: the access hook enforces it and
  * this transform documents it — security, `x-tier`/`x-scope`, 401/403/429 and the rate-limit headers.
@@ -176,31 +204,7 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
     responses[415] = withHeaders(ErrorEnvelope, { description: 'Content-Type is not application/json' });
   }
   if (config?.idempotent) idempotencyResponses(responses);
-  responses[401] = withHeaders(
-    ErrorEnvelope,
-    { description: 'Missing, invalid or revoked key, or the keyless allowance is spent' },
-    { ...WWW_AUTHENTICATE, ...KEYLESS_RETRY },
-  );
-  // Every operation reads a key or the limiter (and most the database), any of which can fail. A
-  // route's own 503 body (the health report) stays.
-  const declared503 = (schema.response as Schema | undefined)?.[503];
-  if (declared503 === undefined || declared503 === ErrorEnvelope) {
-    responses[503] = withHeaders(
-      ErrorEnvelope,
-      {
-        description: 'A dependency (PostgreSQL, the rate limiter) is unavailable, or the server is too busy',
-      },
-      UNAVAILABLE_RETRY,
-    );
-  }
-  if (!isPublic) {
-    responses[403] = withHeaders(ErrorEnvelope, { description: 'Scope, tier or plan does not allow this' });
-    responses[429] = withHeaders(
-      ErrorEnvelope,
-      { description: 'Rate limit exceeded; see Retry-After' },
-      RETRY_AFTER,
-    );
-  }
+  refusals(responses, (schema.response as Schema | undefined)?.[503], isPublic);
   return {
     url,
     schema: {
