@@ -1343,7 +1343,7 @@ export const operations = {
     query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   getEventsExport: {
     method: 'GET',
@@ -1361,7 +1361,7 @@ export const operations = {
     query: ["engine","ticker","agency","classification","from","to","source","available_from","available_to","limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   getContractsId: {
     method: 'GET',
@@ -1397,7 +1397,7 @@ export const operations = {
     query: ["engine","min_score","ticker","since","available_from","available_to","limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   getSignalsExport: {
     method: 'GET',
@@ -1442,7 +1442,7 @@ export const operations = {
     query: ["contract_id","dominant","limit","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   getPredictions: {
     method: 'GET',
@@ -1469,7 +1469,7 @@ export const operations = {
     query: ["q","plan","limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   postAdminUsers: {
     method: 'POST',
@@ -1496,7 +1496,7 @@ export const operations = {
     query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   postAdminUsersIdKeys: {
     method: 'POST',
@@ -1532,7 +1532,7 @@ export const operations = {
     query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   getWebhooks: {
     method: 'GET',
@@ -1541,7 +1541,7 @@ export const operations = {
     query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   postWebhooks: {
     method: 'POST',
@@ -1577,7 +1577,7 @@ export const operations = {
     query: ["limit","offset","cursor","status"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   getWebhooksDeliveriesIdAttempts: {
     method: 'GET',
@@ -1586,7 +1586,7 @@ export const operations = {
     query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   postWebhooksDeliveriesIdResend: {
     method: 'POST',
@@ -1604,7 +1604,7 @@ export const operations = {
     query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   postAdminUsersIdWebhooks: {
     method: 'POST',
@@ -1640,7 +1640,7 @@ export const operations = {
     query: ["limit","offset","cursor","status"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   getAdminDeliveriesIdAttempts: {
     method: 'GET',
@@ -1649,7 +1649,7 @@ export const operations = {
     query: ["limit","offset","cursor"],
     body: 'none',
     response: 'json',
-    paging: 'link',
+    paging: 'pagination',
   },
   postAdminDeliveriesIdResend: {
     method: 'POST',
