@@ -3,6 +3,7 @@
  * linked both ways to the award USASpending publishes later, and one signal.created for the two.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ingestAnnouncements } from '../../src/pipeline/announcements.ts';
 import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
@@ -190,5 +191,34 @@ describe('available_at of awards nothing announced', () => {
     );
     assert.equal(fresh[0]?.n, 301);
     assert.equal((await differing())?.differing, 0);
+  });
+
+  test('the migration repairs rows stored before, and leaves announced ones alone', async () => {
+    const [plain] = await db.query<{ id: string }>(
+      'SELECT id FROM contracts WHERE announced_at IS NULL ORDER BY id LIMIT 1',
+    );
+    const [announced] = await db.query<{ id: string; available_at: string }>(
+      'SELECT id, available_at FROM contracts WHERE announced_at IS NOT NULL ORDER BY id LIMIT 1',
+    );
+    assert.ok(plain && announced);
+    await db.query(
+      "UPDATE contracts SET available_at = first_seen_at - interval '3 milliseconds' WHERE id = $1",
+      [plain.id],
+    );
+    const sql = readFileSync(
+      new URL('../../migrations/021_available_at_first_seen.sql', import.meta.url),
+      'utf8',
+    );
+    await db.query(sql);
+    const [repaired] = await db.query<{ same: boolean }>(
+      'SELECT available_at = first_seen_at AS same FROM contracts WHERE id = $1',
+      [plain.id],
+    );
+    assert.equal(repaired?.same, true);
+    const [kept] = await db.query<{ available_at: string }>(
+      'SELECT available_at FROM contracts WHERE id = $1',
+      [announced.id],
+    );
+    assert.deepEqual(kept?.available_at, announced.available_at);
   });
 });
