@@ -136,16 +136,17 @@ function refusals(responses: Record<string, unknown>, declared503: unknown, isPu
     { ...WWW_AUTHENTICATE, ...KEYLESS_RETRY },
   );
   // Every operation reads a key or the limiter (and most the database), any of which can fail. A
-  // route's own 503 body (the health report) stays.
-  if (declared503 === undefined || declared503 === ErrorEnvelope) {
-    responses[503] = withHeaders(
-      ErrorEnvelope,
-      {
-        description: 'A dependency (PostgreSQL, the rate limiter) is unavailable, or the server is too busy',
-      },
-      UNAVAILABLE_RETRY,
-    );
-  }
+  // route's own 503 body (the health report) stays, answered beside the envelope.
+  const own = declared503 !== undefined && declared503 !== ErrorEnvelope;
+  responses[503] = withHeaders(
+    own ? declared503 : ErrorEnvelope,
+    {
+      description: own
+        ? describe('503', declared503)
+        : 'A dependency (PostgreSQL, the rate limiter) is unavailable, or the server is too busy',
+    },
+    UNAVAILABLE_RETRY,
+  );
   if (!isPublic) {
     responses[403] = withHeaders(ErrorEnvelope, { description: 'Scope, tier or plan does not allow this' });
     responses[429] = withHeaders(
