@@ -17,5 +17,9 @@ export function engineNames(): string[] {
   return ENGINES.map((engine) => engine.name);
 }
 
-/** Every `rule` a rationale row of any engine may name. */
+/**
+ * Every `rule` a rationale row of any engine may name: a closed set in the API (`RationaleRule`).
+ * Stored signals keep the rationale of the engine version that computed them, so a rule renamed or
+ * dropped in a later version must stay listed here (every name so far is still in use).
+ */
 export const RATIONALE_RULES: readonly string[] = [...new Set([...MATERIALITY_RULES, ...REGIME_AWARE_RULES])];
