@@ -63,7 +63,6 @@ export function installCors(app: App, allowed: readonly string[]): void {
       return preflight(request, reply, origins, api.find(requested as HTTPMethod, path(request)) !== null);
     }
     if (apiRequest) {
-      reply.header('vary', 'Origin');
       const origin = request.headers.origin;
       if (origin && origins.has(origin)) {
         reply.header('access-control-allow-origin', origin);
@@ -72,6 +71,23 @@ export function installCors(app: App, allowed: readonly string[]): void {
     }
     done();
   });
+  // Added last, to whatever Vary the route set (the exports vary by Accept).
+  app.addHook('onSend', (request, reply, payload, done) => {
+    if (request.is404 || isApiRule(request.routeOptions.config.access?.kind)) varyByOrigin(reply);
+    done(null, payload);
+  });
+}
+
+function varyByOrigin(reply: FastifyReply): void {
+  const vary = reply.getHeader('vary');
+  const names =
+    vary === undefined
+      ? []
+      : String(vary)
+          .split(',')
+          .map((name) => name.trim());
+  if (!names.some((name) => name.toLowerCase() === 'origin'))
+    reply.header('vary', [...names, 'Origin'].join(', '));
 }
 
 const path = (request: FastifyRequest) => request.url.split('?')[0] ?? '/';

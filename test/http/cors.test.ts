@@ -91,6 +91,19 @@ describe('CORS on', () => {
     for (const name of ['ETag', 'Link', 'Retry-After', 'X-Request-Id', 'X-RateLimit-Remaining']) {
       assert.ok(exposed.includes(name), name);
     }
+    // Added to the Vary a route sets itself (the exports vary by Accept).
+    const exported = await on.inject({
+      url: '/api/v1/events/export?limit=1',
+      headers: { origin: ALLOWED, 'x-api-key': key },
+    });
+    assert.equal(exported.statusCode, 200);
+    assert.deepEqual(
+      String(exported.headers.vary)
+        .split(',')
+        .map((name) => name.trim())
+        .sort(),
+      ['Accept', 'Origin'],
+    );
     const refused = await on.inject({
       url: '/api/v1/events',
       headers: { origin: ALLOWED },
