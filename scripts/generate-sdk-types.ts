@@ -239,13 +239,17 @@ class Generator {
     this.out.push('}', '');
   }
 
+  /**
+   * A body with `pagination` pages by it (cursor lists also send `Link`, the same next page); a bare
+   * list whose answer declares `Link` follows the header.
+   */
   private paging(op: Operation): string {
     const result = success(this.doc, op.node);
-    const headers = isObject(result.node.headers) ? Object.keys(result.node.headers) : [];
-    if (headers.some((h) => h.toLowerCase() === 'link')) return "'link'";
     const schema = deref(this.doc, jsonSchema(this.doc, result.node));
     const props = isObject(schema) && isObject(schema.properties) ? schema.properties : {};
-    return 'pagination' in props && 'data' in props ? "'pagination'" : 'null';
+    if ('pagination' in props && 'data' in props) return "'pagination'";
+    const headers = isObject(result.node.headers) ? Object.keys(result.node.headers) : [];
+    return headers.some((h) => h.toLowerCase() === 'link') ? "'link'" : 'null';
   }
 
   private operationsTable(ops: Operation[]): void {

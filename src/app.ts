@@ -8,6 +8,7 @@ import { registerDashboard } from './dashboard/routes/index.ts';
 import { installAccess } from './http/access.ts';
 import { installCaching } from './http/caching.ts';
 import { DEFAULT_TIMEOUTS, handleClientError, type Timeouts } from './http/client-errors.ts';
+import { installCors } from './http/cors.ts';
 import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
@@ -157,6 +158,8 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   installJsonDepthLimit(app);
   installStrictInput(app);
   installRequestChecks(app);
+  // Before the access check: preflights carry no key, and refusals must be readable cross-origin too.
+  installCors(app, deps.config.corsOrigins);
   // Counted by the matched route's URL pattern, never the URL's text (bounded series; 404/405 as one).
   if (deps.config.requestMetrics) {
     app.addHook('onResponse', (request, reply, done) => {

@@ -41,7 +41,8 @@ commands:
                                  (default DIR ./reports/evaluation-announcements/)
   users create --email E [--plan P] [--admin] [--password PW]
   keys create --email E --name N --scopes read[,write[,admin]] [--test] [--json]
-                                 prints the raw key once (with --json: one JSON object)
+                                 prints the raw key once (with --json: one JSON object,
+                                 the raw key in \`secret\` as in the admin API)
   keys revoke --id ID
   ingest usaspending --file F    import a bulk-download award CSV or JSON array (.gz accepted)
   ingest usaspending --from YYYY-MM-DD --to YYYY-MM-DD [--restart]
@@ -199,7 +200,9 @@ async function keysCommand(args: string[], config: Config): Promise<void> {
         scopes: scopes as Scope[],
         mode: values.test ? 'test' : 'live',
       });
-      if (values.json) process.stdout.write(`${JSON.stringify({ ...key, key: secret })}\n`);
+      // `secret`, as the admin API and the dashboard name the raw key; `key` is its deprecated alias
+      // (until 0.2), from when only the CLI printed it.
+      if (values.json) process.stdout.write(`${JSON.stringify({ ...key, secret, key: secret })}\n`);
       else {
         process.stdout.write(`${secret}\n`);
         say(

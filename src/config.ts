@@ -27,6 +27,11 @@ export interface Config {
   /** An endpoint failing without a success for this long is suspended (WEBHOOK_SUSPEND_AFTER, 5d). */
   webhookSuspendAfterMs: number;
   webhookAllowCidrs: string[];
+  /**
+   * Browser origins (`https://app.example.com`) whose pages may call the API cross-origin
+   * (CORS_ORIGINS, comma-separated; default none: CORS off). See http/cors.ts.
+   */
+  corsOrigins: string[];
   webhookCaFile: string | null;
   usaspendingBaseUrl: string;
   /** Where `ingest announcements --from/--to` asks for DoD's daily contracts pages (DOD_CONTRACTS_BASE_URL). */
@@ -163,6 +168,29 @@ function cidrs(env: Env, name: string): string[] {
   });
 }
 
+/** `scheme://host[:port]` exactly as a browser sends it in `Origin`: no path, no wildcard, no trailing slash. */
+function origins(env: Env, name: string): string[] {
+  const raw = text(env, name);
+  if (raw === null) return [];
+  return raw.split(',').map((part) => {
+    const origin = part.trim();
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      // reported below
+    }
+    const exact = parsed && /^https?:$/.test(parsed.protocol) && parsed.origin === origin;
+    if (!exact) {
+      throw new ConfigError(
+        name,
+        `"${origin}" is not an origin like https://app.example.com (scheme and host, optional port, nothing else; no *)`,
+      );
+    }
+    return origin;
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const logLevel = text(env, 'LOG_LEVEL') ?? 'info';
   if (!LOG_LEVELS.includes(logLevel))
@@ -188,6 +216,7 @@ export function loadConfig(env: Env = process.env): Config {
     exportDeadlineMs: integer(env, 'EXPORT_DEADLINE_MS', 1_200_000, 1_000, 86_400_000),
     webhookSuspendAfterMs: oneDuration(text(env, 'WEBHOOK_SUSPEND_AFTER') ?? '5d', 'WEBHOOK_SUSPEND_AFTER'),
     webhookAllowCidrs: cidrs(env, 'WEBHOOK_ALLOW_CIDRS'),
+    corsOrigins: origins(env, 'CORS_ORIGINS'),
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),
     usaspendingBaseUrl:
       url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',

@@ -25,8 +25,16 @@ describe('CLI in embedded mode', () => {
       env,
     );
     assert.equal(key.code, 0, key.stderr);
-    const created = JSON.parse(key.stdout) as { id: string; key: string; mode: string; scopes: string[] };
-    assert.match(created.key, /^iv_live_[0-9A-Za-z]{43}$/);
+    const created = JSON.parse(key.stdout) as {
+      id: string;
+      secret: string;
+      key: string;
+      mode: string;
+      scopes: string[];
+    };
+    // The raw key is `secret`, as in the admin API's answer; `key` is its deprecated alias.
+    assert.match(created.secret, /^iv_live_[0-9A-Za-z]{43}$/);
+    assert.equal(created.key, created.secret);
     assert.deepEqual([created.mode, created.scopes], ['live', ['read', 'write']]);
 
     const revoked = await cli(['keys', 'revoke', '--id', created.id], env);

@@ -254,6 +254,8 @@ export interface Error {
     message: string;
     /** Stable snake_case error code; `status` is always the one this code maps to. */
     code: "invalid_parameter" | "invalid_body" | "unauthorized" | "insufficient_scope" | "tier_required" | "forbidden" | "bad_request" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "idempotency_in_progress" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "idempotency_key_reused" | "rate_limited" | "headers_too_large" | "internal" | "unavailable";
+    /** On `invalid_parameter` and `invalid_body`: the query, path or header parameter, or the body field (a dotted path such as `events.0`), at fault. Absent when no single one is (a body that is not JSON). */
+    param?: string;
     request_id?: string;
   };
 }
@@ -279,8 +281,8 @@ export interface Health {
   };
   limiter: {
     ok: boolean;
-    /** Where rate limits are decided: memory, cluster primary or redis. */
-    store: string;
+    /** Where rate limits are decided: this process (memory), the cluster primary, or Redis. */
+    store: "memory" | "cluster primary" | "redis";
     /** What is wrong, when not ok. */
     detail?: string;
   };
@@ -366,6 +368,11 @@ export interface IngestCounts {
   }>;
   /** Signal rows created (recomputes update rows in place). */
   signals_created: number;
+}
+
+export interface KeyList {
+  data: ApiKey[];
+  pagination: Pagination;
 }
 
 export type KeyMode = "live" | "test";
@@ -484,12 +491,15 @@ export interface Predictions {
 }
 
 export interface RationaleItem {
-  rule: string;
+  rule: RationaleRule;
   weight: number;
   value: number;
   contribution: number;
   detail: string;
 }
+
+/** The engine rule a rationale row accounts for; one engine's rows name some of them. */
+export type RationaleRule = "award_size" | "relative_to_median" | "share_of_trailing" | "agency" | "classification" | "match_confidence" | "regime_unavailable" | "regime_risk_on" | "regime_risk_off" | "regime_high_volatility" | "sector_relative_strength" | "page_over_trailing_year";
 
 export interface Regime {
   contract_id: string;
@@ -499,7 +509,8 @@ export interface Regime {
    * @format date
    */
   as_of: string;
-  benchmark: string;
+  /** The market the regime is read from. */
+  benchmark: "SPY";
   dominant: RegimeName;
   scores: {
     risk_on: number;
@@ -951,8 +962,8 @@ export type GetMarketCandlesTickerResponse = CandleList;
 
 /** Query of GET /api/v1/benchmarks: Daily OHLCV of a benchmark (SPY, XLI or ITA) */
 export interface GetBenchmarksQuery {
-  /** The benchmark, case-insensitive: `spy` is read as `SPY`. */
-  ticker: "SPY" | "XLI" | "ITA";
+  /** The benchmark: SPY, XLI or ITA, in any case (`spy` is read as `SPY`). */
+  ticker: ("SPY" | "XLI" | "ITA") | string;
   /**
    * First date (inclusive).
    * @format date
@@ -1056,6 +1067,19 @@ export interface PatchAdminUsersIdBody {
 
 /** PATCH /api/v1/admin/users/{id}: Change a user's plan */
 export type PatchAdminUsersIdResponse = UserResponse;
+
+/** Query of GET /api/v1/admin/users/{id}/keys: A user's API keys, revoked ones included, oldest first; never their secrets */
+export interface GetAdminUsersIdKeysQuery {
+  /** Page size, 1-200 (default 50). */
+  limit?: number;
+  /** Rows to skip (default 0). */
+  offset?: number;
+  /** Continue after the last row of a page: that page's `pagination.next_cursor`, with the same filters. Not with a non-zero `offset`. */
+  cursor?: string;
+}
+
+/** GET /api/v1/admin/users/{id}/keys: A user's API keys, revoked ones included, oldest first; never their secrets */
+export type GetAdminUsersIdKeysResponse = KeyList;
 
 /** Body of POST /api/v1/admin/users/{id}/keys: Create an API key for a user; the raw key is in `secret`, once */
 export interface PostAdminUsersIdKeysBody {
@@ -1378,6 +1402,14 @@ export interface Operations {
     query: never;
     body: PatchAdminUsersIdBody;
     response: PatchAdminUsersIdResponse;
+  };
+  getAdminUsersIdKeys: {
+    method: 'GET';
+    path: "/api/v1/admin/users/{id}/keys";
+    args: [id: string, query?: GetAdminUsersIdKeysQuery];
+    query: GetAdminUsersIdKeysQuery;
+    body: never;
+    response: GetAdminUsersIdKeysResponse;
   };
   postAdminUsersIdKeys: {
     method: 'POST';
@@ -1726,6 +1758,15 @@ export const operations = {
     body: 'required',
     response: 'json',
     paging: null,
+  },
+  getAdminUsersIdKeys: {
+    method: 'GET',
+    path: "/api/v1/admin/users/{id}/keys",
+    pathParams: ["id"],
+    query: ["limit","offset","cursor"],
+    body: 'none',
+    response: 'json',
+    paging: 'pagination',
   },
   postAdminUsersIdKeys: {
     method: 'POST',

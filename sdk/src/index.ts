@@ -93,6 +93,8 @@ const API = {
       create: 'postAdminUsers',
       update: 'patchAdminUsersId',
       createKey: 'postAdminUsersIdKeys',
+      listKeys: 'getAdminUsersIdKeys',
+      iterateKeys: paged('getAdminUsersIdKeys'),
       createWebhook: 'postAdminUsersIdWebhooks',
       listWebhooks: 'getAdminUsersIdWebhooks',
       iterateWebhooks: paged('getAdminUsersIdWebhooks'),

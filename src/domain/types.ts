@@ -65,6 +65,9 @@ export const CLASSIFICATION_LABELS = [
 export type ClassificationLabel = (typeof CLASSIFICATION_LABELS)[number];
 
 export const TIERS = ['free', 'developer', 'intelligence'] as const;
+
+/** The market a regime is read from: one so far (domain/regimes.ts). */
+export const REGIME_BENCHMARKS = ['SPY'] as const;
 export type Tier = (typeof TIERS)[number];
 
 /** One rule's part of a score. Rows are values: engines may share one between outputs, so none is changed. */
@@ -88,7 +91,7 @@ export type RegimeName = (typeof REGIME_NAMES)[number];
 
 export interface RegimeResult {
   asOf: string; // last candle date used (<= award date)
-  benchmark: string; // 'SPY'
+  benchmark: (typeof REGIME_BENCHMARKS)[number];
   dominant: RegimeName;
   scores: Record<RegimeName, number>; // 0-1, sum 1
   features: Record<string, number>;

@@ -70,10 +70,14 @@ export function keyGate(services: Services) {
     limiter.hitSync
       ? limiter.hitSync(bucket, limit, RATE_WINDOW_MS)
       : limiter.hit(bucket, limit, RATE_WINDOW_MS);
-  const keyless = async (request: FastifyRequest, reply: FastifyReply): Promise<boolean> => {
+  /** Whole seconds until the window admits the next request (Retry-After). */
+  const secondsLeft = (decision: LimitDecision) =>
+    Math.max(1, Math.ceil((decision.resetAt - services.now().getTime()) / 1000));
+  /** Spends the address's keyless allowance; throws the 401 (with Retry-After) when it is gone. */
+  const keyless = async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
     const decision = await hit(`ip:${request.ip}`, KEYLESS_PER_IP);
     setLimitHeaders(reply, decision);
-    return decision.allowed;
+    if (!decision.allowed) throw errors.keylessThrottled(secondsLeft(decision));
   };
   const usable = (verified: Verified) => {
     const principal = typeof verified === 'object' ? verified : null;
@@ -87,7 +91,7 @@ export function keyGate(services: Services) {
     raw: string | null,
     verified: Verified,
   ) => {
-    if (!(await keyless(request, reply))) throw errors.keylessThrottled();
+    await keyless(request, reply);
     if (typeof verified === 'object' && verified) throw errors.noLiveAccess(verified.plan);
     if (verified === 'revoked') throw errors.revokedKey();
     if (raw !== null) throw errors.invalidKey();
@@ -104,7 +108,7 @@ export function keyGate(services: Services) {
   ): void => {
     setLimitHeaders(reply, decision);
     if (!decision.allowed) {
-      throw errors.rateLimited(Math.max(1, Math.ceil((decision.resetAt - services.now().getTime()) / 1000)));
+      throw errors.rateLimited(secondsLeft(decision));
     }
     request.principal = principal;
     checkRoute(principal, scope, tier);
@@ -142,7 +146,7 @@ export function keyGate(services: Services) {
           return;
         }
       }
-      if (!(await keyless(request, reply))) throw errors.keylessThrottled();
+      await keyless(request, reply);
     },
 
     /**

@@ -23,21 +23,23 @@ export function validationError(
 ): ApiError {
   if (!issue) return errors.invalidBody('malformed request');
   const name = issue.instancePath.replace(/^\//, '').replace(/\//g, '.');
+  const field = (child: string) => (name ? `${name}.${child}` : child);
   if (issue.keyword === 'additionalProperty' || issue.keyword === 'additionalProperties') {
     const extra = String(issue.params.additionalProperty ?? '');
     if (context === 'querystring') return errors.unknownParameter(extra, knownQuery);
-    return errors.invalidBody(`unknown field "${name ? `${name}.` : ''}${extra}"`);
+    return errors.invalidBody(`unknown field "${field(extra)}"`, field(extra));
   }
   if (issue.keyword === 'required') {
     const missing = String(issue.params.missingProperty ?? '');
     if (context === 'querystring') return errors.invalidParameter(missing, 'is required');
-    return errors.invalidBody(`missing field "${name ? `${name}.` : ''}${missing}"`);
+    return errors.invalidBody(`missing field "${field(missing)}"`, field(missing));
   }
   const detail = describe(issue);
   if (context === 'headers') return errors.invalidHeader(name, detail);
   if (context === 'querystring') return errors.invalidParameter(name, detail);
   if (context === 'params') return errors.invalidPath(name, detail);
-  return errors.invalidBody(`field "${name}" ${detail}`);
+  // A body that is not an object at all has no field to name.
+  return errors.invalidBody(`field "${name}" ${detail}`, name || undefined);
 }
 
 function describe(issue: ValidationIssue): string {
@@ -66,7 +68,11 @@ const RULE_CODES = {
 
 export function toApiError(error: FastifyError, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error;
-  if (error instanceof ServiceError) return new ApiError(RULE_CODES[error.kind], error.message);
+  if (error instanceof ServiceError) {
+    // `param` belongs to the 400s (invalid_body): the other rules are about the account, not the request.
+    const param = error.kind === 'invalid' ? error.field : undefined;
+    return new ApiError(RULE_CODES[error.kind], error.message, {}, param);
+  }
   if (error instanceof QueueFullError) return errors.busy();
   if (error instanceof LimiterUnavailableError) return errors.limiterUnavailable();
   if (error instanceof ClusterMetricsUnavailableError) return errors.unavailable(error.message);

@@ -27,7 +27,7 @@ export const ERROR_STATUS = {
 export type ErrorCode = keyof typeof ERROR_STATUS;
 
 export interface ErrorEnvelope {
-  error: { status: number; message: string; code: ErrorCode; request_id?: string };
+  error: { status: number; message: string; code: ErrorCode; param?: string; request_id?: string };
 }
 
 export class ApiError extends Error {
@@ -38,13 +38,21 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly headers: Record<string, string> = {},
+    /**
+     * The query, path or header parameter, or the body field (dotted path, e.g. `events.0`), the
+     * request got wrong: for programs, while `message` is for people.
+     */
+    readonly param?: string,
   ) {
     super(message);
     this.status = ERROR_STATUS[code];
   }
 
   toEnvelope(requestId?: string): ErrorEnvelope {
-    return { error: { status: this.status, message: this.message, code: this.code, request_id: requestId } };
+    const { status, message, code, param } = this;
+    return {
+      error: { status, message, code, ...(param === undefined ? {} : { param }), request_id: requestId },
+    };
   }
 }
 
@@ -58,25 +66,37 @@ export const INVALID_KEY_CHALLENGE = {
 /** Named factories, so handlers never pick statuses or wording by hand. */
 export const errors = {
   invalidParameter: (name: string, detail: string) =>
-    new ApiError('invalid_parameter', `invalid query parameter "${name}": ${detail}`),
+    new ApiError('invalid_parameter', `invalid query parameter "${name}": ${detail}`, {}, name),
   unknownParameter: (name: string, known: string[]) =>
     new ApiError(
       'invalid_parameter',
       `unknown query parameter "${name}"; ${known.length ? `accepted: ${known.join(', ')}` : 'this endpoint takes none'}`,
+      {},
+      name,
     ),
   invalidPath: (name: string, detail: string) =>
-    new ApiError('invalid_parameter', `invalid path parameter "${name}": ${detail}`),
+    new ApiError('invalid_parameter', `invalid path parameter "${name}": ${detail}`, {}, name),
+  // A header's `param` is its name in lower case, as HTTP/2 and node spell every header.
   invalidHeader: (name: string, detail: string) =>
-    new ApiError('invalid_parameter', `invalid header "${name}": ${detail}`),
+    new ApiError('invalid_parameter', `invalid header "${name}": ${detail}`, {}, name.toLowerCase()),
   repeatedHeader: (name: string) =>
-    new ApiError('invalid_parameter', `invalid header "${name}": sent more than once`),
-  invalidBody: (detail: string) => new ApiError('invalid_body', `invalid request body: ${detail}`),
+    new ApiError(
+      'invalid_parameter',
+      `invalid header "${name}": sent more than once`,
+      {},
+      name.toLowerCase(),
+    ),
+  /** `field`: the body field at fault, when one is (not for a body that is not JSON at all). */
+  invalidBody: (detail: string, field?: string) =>
+    new ApiError('invalid_body', `invalid request body: ${detail}`, {}, field),
   bodyNotTaken: () =>
     new ApiError('invalid_body', 'invalid request body: this operation takes no request body'),
   unknownEngine: (name: string, known: string[]) =>
     new ApiError(
       'invalid_parameter',
       `invalid query parameter "engine": unknown engine "${name}"; known engines: ${known.join(', ')}`,
+      {},
+      'engine',
     ),
   contractNotFound: (id: string) => new ApiError('not_found', `contract not found: ${id}`),
   signalNotFound: (id: string, engine: string) =>
@@ -107,13 +127,14 @@ export const errors = {
     ),
   invalidKey: () => new ApiError('unauthorized', 'invalid API key', INVALID_KEY_CHALLENGE),
   revokedKey: () => new ApiError('unauthorized', 'API key has been revoked', INVALID_KEY_CHALLENGE),
-  keylessThrottled: () =>
+  /** Waiting is one way out (Retry-After), sending a valid key the other. */
+  keylessThrottled: (retryAfterSec: number) =>
     refusedBy(
       'keyless',
       new ApiError(
         'unauthorized',
-        'too many requests without a valid API key from this address; send a valid key',
-        KEY_CHALLENGE,
+        'too many requests without a valid API key from this address; send a valid key or retry after Retry-After',
+        { ...KEY_CHALLENGE, 'retry-after': String(retryAfterSec) },
       ),
     ),
   noLiveAccess: (plan: string) =>

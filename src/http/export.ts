@@ -35,7 +35,12 @@ export const ExportParams = {
 
 const MEDIA: Record<ExportFormat, string> = { csv: 'text/csv', ndjson: 'application/x-ndjson' };
 
-/** The 200 of an export route in the OpenAPI document: either body, and its headers. */
+/**
+ * The 200 of an export route in the OpenAPI document: either body, and its headers. NDJSON is a
+ * sequential media type: OpenAPI 3.1 has no per-item schema (3.2's `itemSchema`), so its schema models
+ * the whole body as if it were a JSON array of the lines' items, as the OpenAPI media type registry
+ * describes for sequential JSON; each line is one item.
+ */
 export function exportResponse(what: string, item: TSchema) {
   return {
     description: `Every ${what} of the filter, streamed (chunked, no Content-Length).`,
@@ -44,14 +49,20 @@ export function exportResponse(what: string, item: TSchema) {
         type: 'string',
         description: 'attachment; filename="<name>-<UTC date>.<csv|ndjson>"',
       },
-      'Cache-Control': { type: 'string', description: '`no-store`' },
+      'Cache-Control': {
+        type: 'string',
+        enum: ['no-store'],
+        description: '`no-store`: an export is not kept by any cache.',
+      },
     },
     content: {
       'text/csv': {
         schema: Type.String({ description: 'A header record, then one CRLF-terminated record per item.' }),
       },
       'application/x-ndjson': {
-        schema: { ...item, description: `One JSON object per line, each a list item (${what}).` },
+        schema: Type.Array(item, {
+          description: `Newline-delimited JSON: one line per ${what}, each line one item as in the list (this schema reads the lines as the items of an array).`,
+        }),
       },
     },
   };

@@ -4,7 +4,7 @@
  * operation gets its examples, and the `signal.created` webhook is described.
  */
 import { ComponentIndex, reachable } from './openapi-components.ts';
-import { HEADERS } from './openapi-headers.ts';
+import { HEADERS, OPTIONAL } from './openapi-headers.ts';
 import { signalCreatedWebhook } from './openapi-webhooks.ts';
 import { ByMediaType, errorExample, operationExamples } from './schemas/examples.ts';
 
@@ -35,17 +35,34 @@ export interface Document {
 
 const HEADER_REF = '#/components/headers/';
 
+/** Set by the rate limiter: a 5xx may be answered before it has decided (when it cannot). */
+const LIMIT_HEADERS = new Set(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']);
+
+interface DeclaredHeader {
+  description?: string;
+  schema?: Record<string, unknown>;
+}
+
 /**
- * A header the response always carries refers to its component. A 5xx may be answered before the rate
- * limiter has decided (when it cannot), so there the same headers are listed as optional.
+ * A header the response always carries refers to its component; one it carries only sometimes (marked
+ * OPTIONAL, or a rate-limit header on a 5xx) is written out with `required: false`, as is a header
+ * the route describes its own way.
  */
 function headersOf(status: string, headers: Record<string, unknown>): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, header] of Object.entries(headers)) {
+    const { description, schema = {} } = header as DeclaredHeader;
+    const { [OPTIONAL]: optional, ...rest } = schema;
     const known = HEADERS[name as keyof typeof HEADERS];
-    if (!known) out[name] = header;
-    else if (status.startsWith('5')) out[name] = { ...known, required: false };
-    else out[name] = { $ref: HEADER_REF + name };
+    const sometimes = optional === true || (status.startsWith('5') && LIMIT_HEADERS.has(name));
+    if (known && description === undefined && !sometimes) out[name] = { $ref: HEADER_REF + name };
+    else {
+      out[name] = {
+        description: description ?? known?.description,
+        required: !sometimes,
+        schema: known && description === undefined ? known.schema : rest,
+      };
+    }
   }
   return out;
 }

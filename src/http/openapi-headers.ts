@@ -27,6 +27,13 @@ export const HEADERS = {
     required: true,
     schema: { type: 'string' },
   },
+  /** Every response of an operation (app.ts sets it before anything else runs). */
+  'X-Request-Id': {
+    description:
+      "The request's id: the one the request sent in `X-Request-Id` (1-128 of `A-Z a-z 0-9 _ . -`), else a UUID. Also `request_id` in an error envelope and in the server's log.",
+    required: true,
+    schema: { type: 'string', minLength: 1, maxLength: 128 },
+  },
   /** The cacheable reads' 200s and 304s (route config `cache`). */
   ETag: {
     description:
@@ -50,3 +57,21 @@ export type HeaderName = keyof typeof HEADERS;
 /** Route-schema headers by name; the finished document refers to HEADERS instead (openapi-document.ts). */
 export const named = (...names: HeaderName[]): Record<string, unknown> =>
   Object.fromEntries(names.map((name) => [name, { ...HEADERS[name].schema }]));
+
+/**
+ * Marks a route-schema header as sent only sometimes; @fastify/swagger keeps the mark in the header's
+ * schema and openapi-document.ts turns it into `required: false`.
+ */
+export const OPTIONAL = 'x-optional';
+
+/** A route-schema header the response carries only sometimes: `description` says when. */
+export const sometimes = (schema: Record<string, unknown>, description: string): Record<string, unknown> => ({
+  ...schema,
+  description,
+  [OPTIONAL]: true,
+});
+
+/** A named header (its component's schema), sent only when `description` says. */
+export const namedSometimes = (name: HeaderName, description: string) => ({
+  [name]: sometimes({ ...HEADERS[name].schema }, description),
+});

@@ -2,7 +2,7 @@ import type { FastifyDynamicSwaggerOptions, SwaggerTransform } from '@fastify/sw
 import type { FastifyContextConfig } from 'fastify';
 import { candidateSchemas } from './openapi-components.ts';
 import { type Document, finishDocument } from './openapi-document.ts';
-import { named } from './openapi-headers.ts';
+import { named, namedSometimes, sometimes } from './openapi-headers.ts';
 import { ErrorEnvelope } from './schemas/common.ts';
 
 type Schema = Record<string, unknown>;
@@ -26,6 +26,23 @@ const VALIDATOR_HEADERS = named('ETag', 'Cache-Control');
 const CACHE_CONTROL = named('Cache-Control');
 const WWW_AUTHENTICATE = named('WWW-Authenticate');
 const RETRY_AFTER = named('Retry-After');
+const REQUEST_ID = named('X-Request-Id');
+/** The 401 of a spent keyless allowance (http/auth.ts) waits; the others do not. */
+const KEYLESS_RETRY = namedSometimes(
+  'Retry-After',
+  "Only when the address's keyless allowance is spent: seconds until it admits a request again.",
+);
+const UNAVAILABLE_RETRY = namedSometimes(
+  'Retry-After',
+  'Seconds to wait, when the cause is expected to pass soon (the database, the rate limiter, the export slots, the server too busy).',
+);
+/** Every list that takes `cursor` sends its next page's URL (http/paging.ts). */
+const NEXT_LINK = {
+  Link: sometimes(
+    { type: 'string' },
+    'Only when another page follows: `<URL>; rel="next"`, this request continued at `pagination.next_cursor`.',
+  ),
+};
 
 /** What a route's own error statuses (`errorResponses(…)`) mean, for their response descriptions. */
 const ERROR_DESCRIPTIONS: Record<string, string> = {
@@ -44,12 +61,10 @@ function describe(status: string, body: unknown): string | undefined {
 
 /** Answers of the routes honouring Idempotency-Key (route config `idempotent`, http/idempotency.ts). */
 const REPLAYED_HEADER = {
-  'Idempotent-Replayed': {
-    type: 'string',
-    enum: ['true'],
-    description:
-      'Present when this is the stored answer of an earlier request with the same Idempotency-Key.',
-  },
+  'Idempotent-Replayed': sometimes(
+    { type: 'string', enum: ['true'] },
+    'Present when this is the stored answer of an earlier request with the same Idempotency-Key.',
+  ),
 };
 
 function idempotencyResponses(responses: Record<string, unknown>): void {
@@ -65,7 +80,7 @@ function idempotencyResponses(responses: Record<string, unknown>): void {
       description:
         'Conflict with the current state, or `idempotency_in_progress`: a request with this Idempotency-Key is still running (retry after Retry-After)',
     },
-    { 'Retry-After': { type: 'integer', description: 'Seconds to wait (idempotency_in_progress).' } },
+    namedSometimes('Retry-After', 'Only with `idempotency_in_progress`: seconds to wait before retrying.'),
   );
   responses[422] = withHeaders(ErrorEnvelope, {
     description: '`idempotency_key_reused`: this Idempotency-Key was sent with a different request',
@@ -96,11 +111,61 @@ function operationId(method: string | string[], url: string): string {
 
 function withHeaders(schema: unknown, extra: Schema = {}, more: Schema = {}): Schema {
   const own = (schema as Schema | undefined)?.headers as Schema | undefined;
-  return { ...(schema as Schema), ...extra, headers: { ...RATE_LIMIT_HEADERS, ...own, ...more } };
+  return {
+    ...(schema as Schema),
+    ...extra,
+    headers: { ...REQUEST_ID, ...RATE_LIMIT_HEADERS, ...own, ...more },
+  };
 }
+
+/** A page route under /api (the liveness probe): no key, no limit; its answers carry only the request id. */
+function pageResponses(schema: Schema): Schema {
+  return Object.fromEntries(
+    Object.entries((schema.response ?? {}) as Schema).map(([status, body]) => {
+      const own = (body as Schema).headers as Schema | undefined;
+      return [
+        status,
+        { ...(body as Schema), description: describe(status, body), headers: { ...REQUEST_ID, ...own } },
+      ];
+    }),
+  );
+}
+
+/** Whether the route's list takes `cursor`: then its 200 may carry `Link` (http/paging.ts). */
+const takesCursor = (schema: Schema): boolean =>
+  ((schema.querystring as Schema | undefined)?.properties as Schema | undefined)?.cursor !== undefined;
 
 /** A success response's description, unless its schema gives one. */
 const SUCCESS: Record<string, string> = { 200: 'OK', 201: 'Created', 202: 'Accepted' };
+
+/** What the access check and the dependencies can answer instead of the operation (http/access.ts). */
+function refusals(responses: Record<string, unknown>, declared503: unknown, isPublic: boolean): void {
+  responses[401] = withHeaders(
+    ErrorEnvelope,
+    { description: 'Missing, invalid or revoked key, or the keyless allowance is spent' },
+    { ...WWW_AUTHENTICATE, ...KEYLESS_RETRY },
+  );
+  // Every operation reads a key or the limiter (and most the database), any of which can fail. A
+  // route's own 503 body (the health report) stays, answered beside the envelope.
+  const own = declared503 !== undefined && declared503 !== ErrorEnvelope;
+  responses[503] = withHeaders(
+    own ? declared503 : ErrorEnvelope,
+    {
+      description: own
+        ? describe('503', declared503)
+        : 'A dependency (PostgreSQL, the rate limiter) is unavailable, or the server is too busy',
+    },
+    UNAVAILABLE_RETRY,
+  );
+  if (!isPublic) {
+    responses[403] = withHeaders(ErrorEnvelope, { description: 'Scope, tier or plan does not allow this' });
+    responses[429] = withHeaders(
+      ErrorEnvelope,
+      { description: 'Rate limit exceeded; see Retry-After' },
+      RETRY_AFTER,
+    );
+  }
+}
 
 /**
  * Route config (`access`) is the one source of access rules: the access hook enforces it and
@@ -111,12 +176,7 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
   const rule = config?.access;
   if (schema && rule?.kind === 'page' && url.startsWith('/api/')) {
     // The liveness probe: no key, no limit, nothing but a 200 or a 400 for unknown parameters.
-    const response = Object.fromEntries(
-      Object.entries((schema.response ?? {}) as Schema).map(([status, body]) => [
-        status,
-        { ...(body as Schema), description: describe(status, body) },
-      ]),
-    );
+    const response = pageResponses(schema as Schema);
     return {
       url,
       schema: {
@@ -135,9 +195,13 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
       withHeaders(body, { description: describe(status, body) }),
     ]),
   );
+  if (takesCursor(schema as Schema)) {
+    const ok = responses[200] as Schema;
+    responses[200] = { ...ok, headers: { ...(ok.headers as Schema), ...NEXT_LINK } };
+  }
   if (config?.cache) {
-    const ok = (schema.response as Schema | undefined)?.[200];
-    responses[200] = withHeaders(ok, { description: describe('200', ok) }, VALIDATOR_HEADERS);
+    const ok = responses[200] as Schema;
+    responses[200] = { ...ok, headers: { ...(ok.headers as Schema), ...VALIDATOR_HEADERS } };
     responses[304] = withHeaders(
       { type: 'null' },
       { description: 'Not Modified: If-None-Match holds the current ETag; no body' },
@@ -152,19 +216,7 @@ const transform: SwaggerTransform = ({ schema, url, route }) => {
     responses[415] = withHeaders(ErrorEnvelope, { description: ERROR_DESCRIPTIONS[415] });
   }
   if (config?.idempotent) idempotencyResponses(responses);
-  responses[401] = withHeaders(
-    ErrorEnvelope,
-    { description: 'Missing, invalid or revoked key, or the keyless allowance is spent' },
-    WWW_AUTHENTICATE,
-  );
-  if (!isPublic) {
-    responses[403] = withHeaders(ErrorEnvelope, { description: 'Scope, tier or plan does not allow this' });
-    responses[429] = withHeaders(
-      ErrorEnvelope,
-      { description: 'Rate limit exceeded; see Retry-After' },
-      RETRY_AFTER,
-    );
-  }
+  refusals(responses, (schema.response as Schema | undefined)?.[503], isPublic);
   return {
     url,
     schema: {
@@ -193,7 +245,8 @@ export const openApiOptions: FastifyDynamicSwaggerOptions = {
         '408 when headers or body do not arrive in time, 414 for a request target over 8 KiB, 431 for oversized headers.',
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [{ url: 'http://127.0.0.1:8080', description: 'Local server' }],
+    // Relative: the server that served this document, wherever it runs (paths start with /api/v1).
+    servers: [{ url: '/', description: 'The server this document was fetched from' }],
     tags: Object.entries(TAGS).map(([name, description]) => ({ name, description })),
     components: {
       // Converted by @fastify/swagger like the route schemas; finishDocument keeps those responses use.

@@ -55,10 +55,12 @@ export interface RateLimiter {
   state?(): LimiterState;
 }
 
+/** Where rate limits are decided: this process, the cluster primary (over IPC), or Redis. */
+export const LIMITER_STORES = ['memory', 'cluster primary', 'redis'] as const;
+
 export interface LimiterState {
   ok: boolean;
-  /** `memory` (this process), `cluster primary` (over IPC), `redis`. */
-  store: string;
+  store: (typeof LIMITER_STORES)[number];
   detail?: string;
 }
 

@@ -54,7 +54,7 @@ export async function issueKey(
   if (!user) throw new ServiceError('not_found', `user not found: ${input.userId}`);
   const scopes = [...new Set(input.scopes)];
   const scopeIssue = scopeProblem(scopes, user.is_admin);
-  if (scopeIssue) throw new ServiceError(scopes.length ? 'forbidden' : 'invalid', scopeIssue);
+  if (scopeIssue) throw new ServiceError(scopes.length ? 'forbidden' : 'invalid', scopeIssue, 'scopes');
   const generated = generateKey(input.mode);
   const key = await db.transaction(async (tx) => {
     const active = await countActiveKeys(tx, user.id, input.mode);

@@ -9,6 +9,8 @@ export class ServiceError extends Error {
   constructor(
     readonly kind: RuleKind,
     message: string,
+    /** The request field the rule refused (an `invalid` one's), for the API error's `param`. */
+    readonly field?: string,
   ) {
     super(message);
   }
@@ -26,7 +28,8 @@ export const webhookErrors = {
         ? `the ${plan} plan has no webhooks; upgrade to developer`
         : `the ${plan} plan allows at most ${max} webhooks; delete one first`,
     ),
-  webhookTargetRefused: (reason: string) => new ServiceError('invalid', `webhook URL refused: ${reason}`),
+  webhookTargetRefused: (reason: string) =>
+    new ServiceError('invalid', `webhook URL refused: ${reason}`, 'url'),
   deliveryInFlight: (id: string) =>
     new ServiceError(
       'conflict',

@@ -5,11 +5,11 @@
  */
 import { type Static, Type } from 'typebox';
 import { DATE_BASES } from '../domain/dated-resolver.ts';
-import { engineNames } from '../domain/engines/index.ts';
+import { engineNames, RATIONALE_RULES } from '../domain/engines/index.ts';
 import { fieldTier } from '../domain/field-tiers.ts';
 import { NO_TICKER_REASONS } from '../domain/identity.ts';
 import { MATCH_METHODS } from '../domain/resolver.ts';
-import { CLASSIFICATION_LABELS, REGIME_NAMES, TIERS } from '../domain/types.ts';
+import { CLASSIFICATION_LABELS, REGIME_BENCHMARKS, REGIME_NAMES, TIERS } from '../domain/types.ts';
 import { Nullable, StringEnum } from './schema.ts';
 
 export const CONTRACT_SOURCES = ['usaspending', 'announcement'] as const;
@@ -173,8 +173,12 @@ export const ContractDetail = Type.Object(
 );
 export type ContractDetailDto = Static<typeof ContractDetail>;
 
+export const RationaleRule = StringEnum<string>(RATIONALE_RULES, {
+  description: "The engine rule a rationale row accounts for; one engine's rows name some of them.",
+});
+
 export const RationaleItem = Type.Object({
-  rule: Type.String(),
+  rule: RationaleRule,
   weight: Type.Number(),
   value: Type.Number(),
   contribution: Type.Number(),
@@ -216,7 +220,7 @@ export const Regime = Type.Object({
   contract_id: Type.String(),
   ticker: Type.String(),
   as_of: Type.String({ format: 'date', description: 'Last candle date used; never after the award date.' }),
-  benchmark: Type.String(),
+  benchmark: StringEnum(REGIME_BENCHMARKS, { description: 'The market the regime is read from.' }),
   dominant: RegimeName,
   scores: Type.Object(regimeScores),
   features: Type.Record(Type.String(), Type.Number()),

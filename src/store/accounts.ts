@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { NewKey } from '../domain/keys.ts';
 import type { KeyMode, Plan, Scope } from '../domain/plans.ts';
 import type { Queryable } from './db.ts';
-import { KEYSETS, keysetRows, type Position, type RowPage } from './keyset.ts';
+import { KEYSETS, keysetRows, type PageRequest, type Position, type RowPage } from './keyset.ts';
 import { Where } from './where.ts';
 
 export interface User {
@@ -135,6 +135,19 @@ export async function listKeys(db: Queryable, userId: string): Promise<ApiKey[]>
     `SELECT ${KEY_COLUMNS} FROM api_keys k WHERE k.user_id = $1 ORDER BY k.created_at, k.id`,
     [userId],
   );
+}
+
+/**
+ * A page of a user's keys, revoked ones included, oldest first: the records, never a hash (they hold
+ * none) — for the admin's list of a user's keys.
+ */
+export async function listKeyPage(
+  db: Queryable,
+  userId: string,
+  page: PageRequest,
+): Promise<RowPage<ApiKey>> {
+  const where = new Where().add((p) => `k.user_id = ${p}`, userId);
+  return keysetRows(db, KEYSETS.keys, { columns: KEY_COLUMNS, from: 'api_keys k', where }, page);
 }
 
 export async function findKeyByHash(db: Queryable, hash: string): Promise<KeyPrincipal | null> {

@@ -64,6 +64,10 @@ export const KEYSETS = {
     name: 'attempts',
     columns: [col('a.series', 'int4', false), col('a.attempt_no', 'int4', false), col('a.id', 'uuid', false)],
   },
+  keys: {
+    name: 'keys',
+    columns: [col('k.created_at', 'timestamptz', false), col('k.id', 'uuid', false)],
+  },
   users: {
     name: 'users',
     columns: [col('u.created_at', 'timestamptz', true), col('u.id', 'uuid', true)],

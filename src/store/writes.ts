@@ -165,6 +165,14 @@ const CONTRACT_STAGE = [
 ] as const;
 
 /**
+ * The columns a new contract gets the import's one timestamp in. `available_at` is written with it, not
+ * left to its column default: that is the database's clock at its transaction's start, a few
+ * milliseconds off this process's, and an award nothing announced must be available exactly when it
+ * was first seen (announcements move it earlier: store/announcements.ts).
+ */
+const FIRST_SEEN_COLUMNS = ['first_seen_at', 'available_at', 'updated_at'] as const;
+
+/**
  * Upserts by award id. A re-ingested award keeps `first_seen_at`; rows whose source data did not change
  * are left alone, so re-running an import is cheap and reports them as neither inserted nor updated.
  * Ids not stored yet are copied straight into the table; the others go through the staged upsert.
@@ -183,8 +191,8 @@ export async function upsertContracts(
   return copyFreshOrUpsert(tx, rows, {
     fresh: rows.filter((r) => !known.has(r.award.id)),
     table: 'contracts',
-    columns: [...CONTRACT_STAGE.map(([name]) => name), 'first_seen_at', 'updated_at'],
-    record: (r) => [...contractRecord(r), stamp, stamp],
+    columns: [...CONTRACT_STAGE.map(([name]) => name), ...FIRST_SEEN_COLUMNS],
+    record: (r) => [...contractRecord(r), stamp, stamp, stamp],
     written: (r) => ({ id: r.award.id, inserted: true }),
     upsert: (some) => upsertContractRows(tx, some, stamp),
   });
@@ -227,8 +235,8 @@ function upsertContractRows(
     CONTRACT_STAGE,
     rows,
     contractRecord,
-    (source) => `INSERT INTO contracts (${columns}, first_seen_at, updated_at)
-     SELECT ${columns}, $1::timestamptz, $1::timestamptz FROM ${source}
+    (source) => `INSERT INTO contracts (${columns}, ${FIRST_SEEN_COLUMNS.join(', ')})
+     SELECT ${columns}, $1::timestamptz, $1::timestamptz, $1::timestamptz FROM ${source}
      ON CONFLICT (id) DO UPDATE SET ticker = EXCLUDED.ticker, recipient_name = EXCLUDED.recipient_name,
        recipient_uei = EXCLUDED.recipient_uei, parent_name = EXCLUDED.parent_name, award_date = EXCLUDED.award_date,
        contract_value = EXCLUDED.contract_value, awarding_agency = EXCLUDED.awarding_agency,

@@ -330,6 +330,21 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
   }
   const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
   const companyReady = () => page.waitForSelector('#company-chart[data-ready="true"]');
+  const chartAttribute = (name: string) => page.locator('#company-chart').getAttribute(name);
+  /** The price at the bottom edge of the candles, once the chart has painted what was just asked. */
+  const axisFloor = () =>
+    page.evaluate(
+      () =>
+        new Promise<number>((resolve) =>
+          requestAnimationFrame(() =>
+            requestAnimationFrame(() =>
+              resolve(
+                (document.querySelector('#company-chart') as unknown as { axisFloor(): number }).axisFloor(),
+              ),
+            ),
+          ),
+        ),
+    );
 
   test('company page: candles, award markers, regime band and benchmark; filters and range', async () => {
     await open('institutional');
@@ -339,7 +354,11 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     const data = (await get('institutional', '/dashboard/api/companies/LMT')).json<CompanyPage>();
     const first = data.candle_range?.first ?? '';
     const inRange = data.awards.filter((a) => a.award_date >= first);
-    assert.equal(Number(await page.locator('#company-chart').getAttribute('data-markers')), inRange.length);
+    const days = (awards: { award_date: string }[]) => new Set(awards.map((a) => a.award_date)).size;
+    // One marker a day: LMT has days of several awards, so fewer markers than awards.
+    assert.ok(days(inRange) < inRange.length);
+    assert.equal(Number(await chartAttribute('data-markers')), days(inRange));
+    assert.equal(Number(await chartAttribute('data-awards')), inRange.length);
     // Acquisitions are marked on the chart: Sikorsky (2015-11-06) and the ULA venture (2006-12-01).
     const historyMarks = Number(await page.locator('#company-chart').getAttribute('data-history-marks'));
     assert.ok(historyMarks >= 2, `${historyMarks} history marks`);
@@ -354,7 +373,8 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     const aircraft = inRange.filter(
       (a) => (a as { nlp_classification?: string }).nlp_classification === 'aircraft',
     );
-    assert.equal(Number(await page.locator('#company-chart').getAttribute('data-markers')), aircraft.length);
+    assert.equal(Number(await chartAttribute('data-markers')), days(aircraft));
+    assert.equal(Number(await chartAttribute('data-awards')), aircraft.length);
     const classes = await page.locator('#recent-contracts tbody td:nth-child(4)').allTextContents();
     assert.ok(
       classes.every((c) => c === 'aircraft' || c.startsWith('No recent')),
@@ -373,6 +393,52 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     );
     await page.locator('#award-filter').selectOption('');
     await shot('explorer-company-1y');
+    assert.deepEqual(problems, []);
+  });
+
+  test('company chart: one marker a day, sized by its total and coloured by its best score; no price below zero', async () => {
+    await open('institutional');
+    await page.goto(`${base}/dashboard#/companies/LMT`);
+    await companyReady();
+    const award = (id: string, date: string, value: number, score: number | null) => ({
+      id,
+      award_date: date,
+      contract_value: value,
+      signal_score: score,
+    });
+    const lists = [
+      [award('a', '2019-05-01', 1e9, 60)],
+      [
+        award('b', '2019-05-02', 6e8, 60),
+        award('c', '2019-05-02', 3e8, 90),
+        award('d', '2019-05-02', 1e8, null),
+        award('e', '2019-05-03', 1e6, null),
+      ],
+    ];
+    // The page's own function, as the page loaded it (no named functions in here: the page has no
+    // helper for the names the test's compiler would add).
+    type Marker = { id: string; size: number; color: string };
+    const [one, many] = await page.evaluate(async (input) => {
+      const module = '/dashboard/assets/explorer-markers.js';
+      const { dayMarkers } = await import(module);
+      return input.map((awards) => dayMarkers(awards) as Marker[]);
+    }, lists);
+    const markers = { one: one ?? [], many: many ?? [] };
+    assert.equal(markers.many.length, 2, 'one marker per day');
+    const [busy, quiet] = markers.many;
+    assert.equal(busy?.size, markers.one[0]?.size, 'sized by the day total ($1 B either way)');
+    assert.equal(busy?.id, 'c', 'the highest-scored award of the day');
+    assert.equal(busy?.color, '#c0262d', 'coloured by the highest score (90)');
+    assert.equal(quiet?.color, '#c3cad2', 'unscored');
+    // The price axis, at every range and in both scales (LMT: days of many awards, a long history).
+    for (const scale of ['relative', 'price']) {
+      await page.locator('#scale').selectOption(scale);
+      for (const range of ['1Y', '5Y', '10Y', 'All']) {
+        await page.getByRole('button', { name: range, exact: true }).click();
+        const floor = await axisFloor();
+        assert.ok(floor >= 0, `${scale} ${range}: the axis reaches ${floor}`);
+      }
+    }
     assert.deepEqual(problems, []);
   });
 

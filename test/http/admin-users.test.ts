@@ -1,4 +1,7 @@
-/** GET /api/v1/admin/users: admins list and search users; the search text is matched literally. */
+/**
+ * GET /api/v1/admin/users: admins list and search users; the search text is matched literally.
+ * GET /api/v1/admin/users/{id}/keys: a user's keys, paged, never their secrets.
+ */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
@@ -103,9 +106,10 @@ describe('GET /api/v1/admin/users', () => {
     ] as const) {
       const res = await list(query);
       assert.equal(res.status, 400, query);
-      const { error } = res.body as unknown as Envelope;
+      const { error } = res.body as unknown as Envelope & { error: { param?: string } };
       assert.equal(error.code, 'invalid_parameter', query);
       assert.ok(error.message.includes(`"${name}"`), `${query}: ${error.message}`);
+      assert.equal(error.param, name, `${query}: the machine-readable name`);
     }
   });
 
@@ -115,5 +119,118 @@ describe('GET /api/v1/admin/users', () => {
     assert.equal((await getJson(withKey(app, developer.raw), '/api/v1/admin/users')).status, 403);
     assert.equal((await getJson(withKey(app, adminsReadKey.raw), '/api/v1/admin/users')).status, 403);
     assert.equal((await getJson(app, '/api/v1/admin/users')).status, 401);
+  });
+});
+
+interface KeyList {
+  data: Record<string, unknown>[];
+  pagination: { limit: number; offset: number; count: number; next_cursor: string | null };
+}
+
+describe('GET /api/v1/admin/users/{id}/keys', () => {
+  const keysOf = (userId: string, query = '') =>
+    getJson<KeyList>(admin, `/api/v1/admin/users/${userId}/keys${query}`);
+
+  test("lists a user's keys oldest first, revoked ones included, never a secret or its hash", async () => {
+    const owner = await createAccount(db, {
+      email: 'keys-owner@search.test',
+      plan: 'developer',
+      isAdmin: false,
+    });
+    const raws: string[] = [];
+    for (const name of ['one', 'two', 'three']) {
+      const res = await admin.inject({
+        method: 'POST',
+        url: `/api/v1/admin/users/${owner.id}/keys`,
+        payload: { name, scopes: ['read'], mode: 'live' },
+      });
+      assert.equal(res.statusCode, 201, res.body);
+      raws.push(res.json<{ secret: string }>().secret);
+    }
+    const [first] = (await keysOf(owner.id)).body.data;
+    await admin.inject({ method: 'DELETE', url: `/api/v1/admin/keys/${String(first?.id)}` });
+
+    const all = await keysOf(owner.id);
+    assert.equal(all.status, 200);
+    assert.deepEqual(
+      all.body.data.map((k) => k.name),
+      ['one', 'two', 'three'],
+    );
+    assert.equal(typeof all.body.data[0]?.revoked_at, 'string', 'the revoked key is listed as revoked');
+    assert.equal(all.body.data[1]?.revoked_at, null);
+    for (const key of all.body.data) {
+      assert.deepEqual(Object.keys(key).sort(), [
+        'created_at',
+        'display_prefix',
+        'id',
+        'last_used_at',
+        'mode',
+        'name',
+        'revoked_at',
+        'scopes',
+        'user_id',
+      ]);
+    }
+    const text = JSON.stringify(all.body);
+    for (const raw of raws) assert.ok(!text.includes(raw.slice(12)), 'no secret, not even in part');
+
+    // Cursor paging, with the same Link as the other lists.
+    const firstPage = await keysOf(owner.id, '?limit=2');
+    assert.deepEqual(
+      firstPage.body.data.map((k) => k.name),
+      ['one', 'two'],
+    );
+    const cursor = firstPage.body.pagination.next_cursor;
+    assert.equal(typeof cursor, 'string');
+    assert.match(String(firstPage.headers.link), /; rel="next"$/);
+    const next = await keysOf(owner.id, `?limit=2&cursor=${encodeURIComponent(String(cursor))}`);
+    assert.deepEqual(
+      next.body.data.map((k) => k.name),
+      ['three'],
+    );
+    assert.equal(next.body.pagination.next_cursor, null);
+    // Another user's cursor position is no use here, nor another list's.
+    const users = await getJson<{ pagination: { next_cursor: string } }>(
+      admin,
+      '/api/v1/admin/users?limit=1',
+    );
+    const foreign = await keysOf(
+      owner.id,
+      `?cursor=${encodeURIComponent(users.body.pagination.next_cursor)}`,
+    );
+    assert.equal(foreign.status, 400);
+  });
+
+  test('an unknown user is a 404; a user without keys an empty page', async () => {
+    const missing = await keysOf('00000000-0000-4000-8000-000000000000');
+    assert.equal(missing.status, 404);
+    assert.equal((missing.body as unknown as Envelope).error.code, 'not_found');
+    const keyless = await createAccount(db, { email: 'no-keys@search.test', plan: 'free', isAdmin: false });
+    const empty = await keysOf(keyless.id);
+    assert.equal(empty.status, 200);
+    assert.deepEqual(empty.body.data, []);
+  });
+
+  test('hostile values are 400 naming the parameter; only admin keys of admin users may list', async () => {
+    const user = made[0]?.id ?? '';
+    for (const [path, query, name] of [
+      ['not-a-uuid', '', 'id'],
+      ['%00', '', 'id'],
+      [user, '?limit=0', 'limit'],
+      [user, '?limit=201', 'limit'],
+      [user, '?offset=-1', 'offset'],
+      [user, '?cursor=%00', 'cursor'],
+      [user, '?cursor=abc', 'cursor'],
+      [user, '?secret=1', 'secret'],
+    ] as const) {
+      const res = await keysOf(path, query);
+      assert.equal(res.status, 400, `${path}${query}`);
+      const { error } = res.body as unknown as Envelope & { error: { param?: string } };
+      assert.equal(error.param, name, `${path}${query}: ${error.message}`);
+    }
+    const developer = await makeKey(db, { plan: 'institutional', scopes: ['read', 'write'] });
+    const url = `/api/v1/admin/users/${user}/keys`;
+    assert.equal((await getJson(withKey(app, developer.raw), url)).status, 403);
+    assert.equal((await getJson(app, url)).status, 401);
   });
 });

@@ -36,6 +36,17 @@ describe('keyless requests', () => {
     const after = await app.inject({ method: 'GET', url: '/api/v1/health', ...ip });
     assert.equal(after.statusCode, 401);
     assert.match(after.json<Envelope>().error.message, /too many requests without a valid API key/);
+    // A client told to wait is told how long, in the headers every limit answer carries.
+    const wait = Number(after.headers['retry-after']);
+    assert.ok(Number.isInteger(wait) && wait >= 1 && wait <= 60, `Retry-After ${wait}`);
+    assert.equal(after.headers['x-ratelimit-limit'], '10');
+    assert.equal(after.headers['x-ratelimit-remaining'], '0');
+    assert.ok(Number(after.headers['x-ratelimit-reset']) > Date.now());
+    const spentOnKeyed = await app.inject({ method: 'GET', url: '/api/v1/events', ...ip });
+    assert.equal(spentOnKeyed.statusCode, 401);
+    assert.ok(Number(spentOnKeyed.headers['retry-after']) >= 1, 'on a keyed route too');
+    // A 401 that waiting would not cure (no key at all, allowance left) names no wait.
+    assert.equal(keyed.headers['retry-after'], undefined);
     const other = await app.inject({ method: 'GET', url: '/api/v1/health', ...from('192.0.2.11') });
     assert.equal(other.statusCode, 200, 'another address has its own allowance');
   });

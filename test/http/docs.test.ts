@@ -53,11 +53,41 @@ describe('GET /docs over HTTP', () => {
       assert.equal(again.body, '', url);
     }
     const page = await app.inject({ url: '/docs' });
-    assert.match(page.body, /<redoc spec-url="\/api\/v1\/openapi.json"><\/redoc>/);
+    assert.match(page.body, /<redoc spec-url="\/docs\/openapi.json"><\/redoc>/);
     assert.match(page.body, /<script src="\/docs\/redoc.standalone.js"><\/script>/);
     assert.doesNotMatch(page.body, /https?:\/\//, 'the page names no other origin');
     const bundle = await app.inject({ url: '/docs/redoc.standalone.js' });
     assert.ok(!bundle.body.includes('cdn.redoc.ly'), 'the CDN logo is gone from the bundle');
+  });
+
+  test('the page loads however often it is opened: its document is not charged to the keyless allowance', async () => {
+    const from = { remoteAddress: '10.20.0.9' };
+    const api = await app.inject({ url: '/api/v1/openapi.json', ...from });
+    assert.equal(api.statusCode, 200);
+    // The API's own route spends the address's allowance: it is gone after a few reloads…
+    let spent = api;
+    for (let i = 0; i < 12 && spent.statusCode === 200; i++) {
+      spent = await app.inject({ url: '/api/v1/openapi.json', ...from });
+    }
+    assert.equal(spent.statusCode, 401);
+    // …while the page and everything it fetches keep loading from the same address.
+    for (let i = 0; i < 25; i++) {
+      for (const url of ['/docs', '/docs/redoc.standalone.js', '/docs/openapi.json']) {
+        const res = await app.inject({ url, ...from });
+        assert.equal(res.statusCode, 200, `${url} #${i}`);
+      }
+    }
+    const document = await app.inject({ url: '/docs/openapi.json', ...from });
+    assert.match(String(document.headers['content-type']), /^application\/json/);
+    assert.deepEqual(document.json(), api.json(), 'the same document as the API serves');
+    assert.equal(document.headers['x-ratelimit-limit'], undefined);
+    const etag = String(document.headers.etag);
+    const again = await app.inject({
+      url: '/docs/openapi.json',
+      headers: { 'if-none-match': etag },
+      ...from,
+    });
+    assert.equal(again.statusCode, 304);
   });
 
   test('the API keeps its own policy, and /docs is not in the OpenAPI document', async () => {
@@ -117,7 +147,7 @@ describe('GET /docs in Chromium', { skip: process.env.CI ? false : skip }, () =>
     assert.deepEqual(outside, [], 'every request goes to the test server');
     const paths = requests.filter((url) => url.startsWith(base)).map((url) => new URL(url).pathname);
     assert.ok(paths.includes('/docs/redoc.standalone.js'), paths.join(' '));
-    assert.ok(paths.includes('/api/v1/openapi.json'), paths.join(' '));
+    assert.ok(paths.includes('/docs/openapi.json'), paths.join(' '));
     const violations = console.filter((line) => /content security policy|refused to/i.test(line));
     assert.deepEqual(violations, [], 'no CSP violation');
     assert.deepEqual(

@@ -39,10 +39,11 @@ async function addEdgeRows(db: Db): Promise<void> {
       importance_score, confidence_score, risk_score, rationale, computed_at)
     VALUES ($1, $2, 'EDGE', $3, $4, $5, $6, 0, 100, 50, $7, $8::timestamptz)`;
   const m = [materiality.name, materiality.version, materiality.tier];
+  // Rule names are a closed set (RationaleRule); the awkward text is in the details.
   const rationale = encodeRationale([
-    item('a"b', 1e-7, AWKWARD),
-    item('big', 1e21, ''),
-    item('tiny', 0.1 + 0.2, '\\'),
+    item('award_size', 1e-7, AWKWARD),
+    item('relative_to_median', 1e21, ''),
+    item('agency', 0.1 + 0.2, '\\'),
   ]);
   await db.query(signal, [randomUUID(), EDGE[0], ...m, 100, rationale, '2024-03-01 12:34:56.789999+00']);
   // Older: the events list shows the latest only.
@@ -251,7 +252,7 @@ describe('the list endpoints write the JSON the object path wrote', () => {
     for (const url of ['/api/v1/events?ticker=EDGE', '/api/v1/signals?ticker=EDGE']) {
       assert.match(
         (await clients.get(INSTITUTIONAL)?.inject(url))?.body ?? '',
-        /"rationale":\[\{"rule":"a\\"b"/,
+        /"rationale":\[\{"rule":"award_size"/,
       );
       assert.doesNotMatch((await clients.get(DEVELOPER)?.inject(url))?.body ?? '', /"rationale"/);
     }

@@ -6,7 +6,15 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { App } from '../../src/http/types.ts';
 import type { Db } from '../../src/store/db.ts';
-import { closeApp, type Envelope, getJson, type Injector, openSeededApp } from '../support/app.ts';
+import {
+  closeApp,
+  type Envelope,
+  getJson,
+  type Injector,
+  makeKey,
+  openSeededApp,
+  withKey,
+} from '../support/app.ts';
 
 let db: Db;
 let app: App;
@@ -48,6 +56,7 @@ describe('strict query and path input', () => {
       assert.equal(body.error.status, 400);
       assert.equal(body.error.code, 'invalid_parameter');
       assert.equal(body.error.message, message);
+      assert.equal((body.error as { param?: string }).param, /"([^"]+)"/.exec(message)?.[1]);
     });
   }
 
@@ -65,4 +74,67 @@ describe('strict query and path input', () => {
       assert.equal(status, 200, JSON.stringify(body));
     });
   }
+});
+
+describe('the error names the offending parameter in `param`', () => {
+  type ParamEnvelope = { error: { code: string; message: string; param?: string } };
+  let admin: Injector;
+  before(async () => {
+    admin = withKey(app, (await makeKey(db, { admin: true, scopes: ['read', 'write', 'admin'] })).raw);
+  });
+  const send = async (method: 'GET' | 'POST', url: string, payload?: unknown, headers = {}) => {
+    const res = await admin.inject({
+      method,
+      url,
+      headers,
+      ...(payload === undefined ? {} : { payload: payload as string }),
+    });
+    return { status: res.statusCode, body: res.json<ParamEnvelope>() };
+  };
+
+  test('query, path and header parameters by name; a header in lower case', async () => {
+    for (const [url, param] of [
+      ['/api/v1/events?limit=abc', 'limit'],
+      ['/api/v1/events?nope=1', 'nope'],
+      ['/api/v1/contracts/CONT_AWD_X/score?engine=nope', 'engine'],
+      ['/api/v1/events?from=2024-02-01&to=2024-01-01', 'from'],
+      ['/api/v1/webhooks/not-a-uuid/deliveries', 'id'],
+    ] as const) {
+      const { status, body } = await send('GET', url);
+      assert.equal(status, 400, url);
+      assert.equal(body.error.code, 'invalid_parameter', url);
+      assert.equal(body.error.param, param, `${url}: ${body.error.message}`);
+    }
+    const header = await send(
+      'POST',
+      '/api/v1/webhooks',
+      { url: 'https://hooks.example.com/p' },
+      {
+        'idempotency-key': '',
+      },
+    );
+    assert.equal(header.status, 400);
+    assert.equal(header.body.error.param, 'idempotency-key', header.body.error.message);
+  });
+
+  test('body fields by their dotted path; none for a body that is not JSON', async () => {
+    const [user] = await db.query<{ id: string }>('SELECT id FROM users LIMIT 1');
+    const keys = `/api/v1/admin/users/${user?.id}/keys`;
+    for (const [url, payload, param] of [
+      ['/api/v1/webhooks', { url: 5 }, 'url'],
+      ['/api/v1/webhooks', {}, 'url'],
+      ['/api/v1/webhooks', { url: 'https://hooks.example.com/p', secret: 'x' }, 'secret'],
+      [keys, { name: 'k', scopes: ['read', 'root'], mode: 'live' }, 'scopes.1'],
+      [keys, { name: 'k', scopes: ['read'] }, 'mode'],
+    ] as const) {
+      const { status, body } = await send('POST', url, payload);
+      assert.equal(status, 400, JSON.stringify(payload));
+      assert.equal(body.error.code, 'invalid_body');
+      assert.equal(body.error.param, param, `${JSON.stringify(payload)}: ${body.error.message}`);
+    }
+    const garbled = await send('POST', '/api/v1/webhooks', '{"url":', { 'content-type': 'application/json' });
+    assert.equal(garbled.status, 400);
+    assert.equal(garbled.body.error.code, 'invalid_body');
+    assert.equal('param' in garbled.body.error, false);
+  });
 });

@@ -3,6 +3,7 @@
  * linked both ways to the award USASpending publishes later, and one signal.created for the two.
  */
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { ingestAnnouncements } from '../../src/pipeline/announcements.ts';
 import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
@@ -164,5 +165,60 @@ describe('announcements', () => {
       3,
       'every paragraph is kept, announcing or not',
     );
+  });
+});
+
+describe('available_at of awards nothing announced', () => {
+  test('equals first_seen_at exactly, over the whole ingested demo data and a fresh import', async () => {
+    const differing = async () =>
+      (
+        await db.query<{ unannounced: number; differing: number }>(
+          `SELECT count(*)::int AS unannounced,
+                  count(*) FILTER (WHERE available_at IS DISTINCT FROM first_seen_at)::int AS differing
+             FROM contracts WHERE announced_at IS NULL`,
+        )
+      )[0];
+    const seeded = await differing();
+    assert.ok((seeded?.unannounced ?? 0) > 1000, `${seeded?.unannounced} un-announced events`);
+    assert.equal(seeded?.differing, 0);
+    // A batch large enough for the copy path and a small one for the upsert path.
+    const many = Array.from({ length: 300 }, (_, i) => lockheedAward(`AVAILTEST${i}`));
+    await ingestAwards(ctx, many);
+    await ingestAwards(ctx, [lockheedAward('AVAILTESTONE')]);
+    const fresh = await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM contracts
+        WHERE id LIKE 'CONT_AWD_AVAILTEST%' AND available_at = first_seen_at AND announced_at IS NULL`,
+    );
+    assert.equal(fresh[0]?.n, 301);
+    assert.equal((await differing())?.differing, 0);
+  });
+
+  test('the migration repairs rows stored before, and leaves announced ones alone', async () => {
+    const [plain] = await db.query<{ id: string }>(
+      'SELECT id FROM contracts WHERE announced_at IS NULL ORDER BY id LIMIT 1',
+    );
+    const [announced] = await db.query<{ id: string; available_at: string }>(
+      'SELECT id, available_at FROM contracts WHERE announced_at IS NOT NULL ORDER BY id LIMIT 1',
+    );
+    assert.ok(plain && announced);
+    await db.query(
+      "UPDATE contracts SET available_at = first_seen_at - interval '3 milliseconds' WHERE id = $1",
+      [plain.id],
+    );
+    const sql = readFileSync(
+      new URL('../../migrations/021_available_at_first_seen.sql', import.meta.url),
+      'utf8',
+    );
+    await db.query(sql);
+    const [repaired] = await db.query<{ same: boolean }>(
+      'SELECT available_at = first_seen_at AS same FROM contracts WHERE id = $1',
+      [plain.id],
+    );
+    assert.equal(repaired?.same, true);
+    const [kept] = await db.query<{ available_at: string }>(
+      'SELECT available_at FROM contracts WHERE id = $1',
+      [announced.id],
+    );
+    assert.deepEqual(kept?.available_at, announced.available_at);
   });
 });

@@ -1,6 +1,6 @@
-// Explorer: a company's daily candles and volume with its awards marked (size = value, colour = signal
-// score), a benchmark rebased beside it, the market regime band (intelligence tier), its totals by agency
-// and classification, and its recent contracts.
+// Explorer: a company's daily candles and volume with its awards marked (one marker a day: size = the
+// day's total value, colour = its best signal score), a benchmark rebased beside it, the market regime
+// band (intelligence tier), its totals by agency and classification, and its recent contracts.
 import { api, h, render, state } from './app.js';
 import {
   attribution,
@@ -15,6 +15,7 @@ import {
   upgradeNotice,
 } from './explorer-charts.js';
 import { HISTORY_COLOR, historyEvents, historySection } from './explorer-history.js';
+import { dayMarkers, SCORE_COLORS, toDate, toTime, UNSCORED } from './explorer-markers.js';
 
 const BENCHMARKS = ['ITA', 'SPY'];
 const RANGES = [
@@ -23,23 +24,9 @@ const RANGES = [
   ['10Y', 10],
   ['All', null],
 ];
-/** Score buckets of the markers, highest first: [lowest score, colour, label]. */
-const SCORE_COLORS = [
-  [85, '#c0262d', '85–100'],
-  [70, '#e8871e', '70–84'],
-  [50, '#2f6fdb', '50–69'],
-  [0, '#8d99a6', 'below 50'],
-];
-const UNSCORED = '#c3cad2';
-
-/** Bars keyed by UTC seconds: the library parses 'YYYY-MM-DD' strings far slower than numbers. */
-const toTime = (date) => Date.parse(`${date}T00:00:00Z`) / 1000;
-const toDate = (time) => new Date(time * 1000).toISOString().slice(0, 10);
-
-const scoreColor = (score) =>
-  score === null ? UNSCORED : (SCORE_COLORS.find(([low]) => score >= low)?.[1] ?? UNSCORED);
-/** $1 M → 0.6, $100 M → 1.8, $10 B → 3: area grows with the order of magnitude, not the dollars. */
-const markerSize = (value) => Math.min(3, Math.max(0.5, 0.6 + 0.6 * Math.log10(Math.max(value, 1) / 1e6)));
+/** The chart's panes below the candles: volume, then the regime band. */
+const VOLUME_PANE = 1;
+const REGIME_PANE = 2;
 
 export async function companyView(rawTicker = 'LMT') {
   const ticker = rawTicker.toUpperCase();
@@ -112,6 +99,9 @@ export async function companyView(rawTicker = 'LMT') {
     view.chart = await drawChart(view, chartBox, legend);
     // Drawn: the chart's first frame has painted.
     await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+    // What the browser tests read of the drawn chart: the price at the bottom edge of the candles' pane
+    // (in either scale mode, negative exactly when the axis there would show a negative value).
+    chartBox.axisFloor = () => view.price.coordinateToPrice(view.chart.panes()[0].getHeight());
     chartBox.dataset.ready = 'true';
     chartBox.dataset.ms = String(Math.round(performance.now() - started));
   }
@@ -219,13 +209,15 @@ async function drawChart(view, box, legend) {
       close: c.close,
     })),
   );
-  const volume = chart.addSeries(HistogramSeries, {
-    priceScaleId: 'volume',
-    priceFormat: { type: 'volume' },
-    lastValueVisible: false,
-    priceLineVisible: false,
-  });
-  volume.priceScale().applyOptions({ scaleMargins: { top: 0.82, bottom: 0 } });
+  // Volume in a pane of its own: as an overlay under the candles it needed the price scale to leave a
+  // bottom margin, which the axis labelled with prices below zero.
+  const volume = chart.addSeries(
+    HistogramSeries,
+    { priceFormat: { type: 'volume' }, lastValueVisible: false, priceLineVisible: false },
+    VOLUME_PANE,
+  );
+  volume.priceScale().applyOptions({ scaleMargins: { top: 0.1, bottom: 0 } });
+  chart.panes()[VOLUME_PANE]?.setHeight(70);
   volume.setData(
     view.candles.map((c) => ({
       time: toTime(c.date),
@@ -233,7 +225,8 @@ async function drawChart(view, box, legend) {
       color: c.close >= c.open ? 'rgba(46,158,91,0.35)' : 'rgba(209,69,59,0.35)',
     })),
   );
-  chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0.22 } });
+  // No bottom margin (the markers sit above the bars): the axis ends at the lowest low, never below zero.
+  chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0 } });
   view.price = price;
   view.benchLine = chart.addSeries(LineSeries, {
     color: '#6b4fbb',
@@ -272,26 +265,19 @@ function setMarkers(view) {
       a.award_date >= first && a.award_date <= last && (!view.filter || a.nlp_classification === view.filter),
   );
   const events = historyEvents(view.company.history).filter((e) => e.date >= first && e.date <= last);
-  const marks = [
-    ...shown.map((a) => ({
-      time: toTime(a.award_date),
-      position: 'belowBar',
-      shape: 'circle',
-      color: scoreColor(a.signal_score),
-      size: markerSize(a.contract_value),
-      id: a.id,
-    })),
-    ...events.map((e) => ({
-      time: toTime(e.date),
-      position: 'aboveBar',
-      shape: 'arrowDown',
-      color: HISTORY_COLOR,
-      text: e.label,
-    })),
-  ];
-  view.markers.setMarkers(marks.sort((a, b) => a.time - b.time));
+  const markers = dayMarkers(shown);
+  // Awards sit above the bars; acquisitions, renames and takeovers below them, so neither hides the other.
+  const history = events.map((e) => ({
+    time: toTime(e.date),
+    position: 'belowBar',
+    shape: 'arrowUp',
+    color: HISTORY_COLOR,
+    text: e.label,
+  }));
+  view.markers.setMarkers([...markers, ...history].sort((a, b) => a.time - b.time));
   const box = document.getElementById('company-chart');
-  box?.setAttribute('data-markers', String(shown.length));
+  box?.setAttribute('data-markers', String(markers.length));
+  box?.setAttribute('data-awards', String(shown.length));
   box?.setAttribute('data-history-marks', String(events.length));
 }
 
@@ -314,11 +300,11 @@ function drawRegimes(view, chart, HistogramSeries) {
       lastValueVisible: false,
       priceFormat: { type: 'custom', formatter: () => '' },
     },
-    1,
+    REGIME_PANE,
   );
   series.setData(band);
   series.priceScale().applyOptions({ scaleMargins: { top: 0, bottom: 0 } });
-  chart.panes()[1]?.setHeight(34);
+  chart.panes()[REGIME_PANE]?.setHeight(34);
   view.regimeAt = (date) => spans.find((s) => s.from <= date && date <= s.to)?.dominant;
 }
 
@@ -395,7 +381,7 @@ function markerKey() {
   return h(
     'p',
     { class: 'legend' },
-    'Awards: size by value; colour by signal score ',
+    'Awards, one marker a day: size by the day’s total value; colour by its highest signal score ',
     [...SCORE_COLORS.map(([, color, label]) => [color, label]), [UNSCORED, 'unscored']].map(
       ([color, label]) =>
         h(

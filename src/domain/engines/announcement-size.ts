@@ -1,5 +1,8 @@
 import type { AnnouncementRuleInput, Engine, EngineInput, EngineOutput } from '../types.ts';
 
+/** The rules its rationale rows name (the API's closed set of rules: `RATIONALE_RULES`). */
+export const ANNOUNCEMENT_SIZE_RULES = ['page_over_trailing_year'] as const;
+
 /**
  * The announcement rule as an engine: exactly the score `evaluate --source announcements` judges
  * (src/evaluation/announcement-score.ts, `ann-size-1`): the company's announced value on the page / its
@@ -34,7 +37,7 @@ function scoreAnnouncement(input: EngineInput): EngineOutput | null {
     },
     rationale: [
       {
-        rule: 'page_over_trailing_year',
+        rule: ANNOUNCEMENT_SIZE_RULES[0],
         weight: 100,
         value: rule.quartile / 3,
         contribution: signal,

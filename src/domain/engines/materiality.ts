@@ -17,6 +17,9 @@ const WEIGHTS = {
   match_confidence: 5,
 } as const;
 
+/** The rules of its rationale, in its order (a closed set: `RationaleRule` in the OpenAPI document). */
+export const MATERIALITY_RULES = Object.keys(WEIGHTS) as readonly (keyof typeof WEIGHTS)[];
+
 /** Platform programs are multi-year franchises; support services are re-competed and fungible. */
 const CLASSIFICATION_VALUE: Record<ClassificationLabel, number> = {
   aircraft: 1,

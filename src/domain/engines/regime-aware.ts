@@ -15,9 +15,17 @@ import { materiality, round4, scoreMateriality, sumContributions, toScore } from
  * already outperforming (ITA for defense work, XLI otherwise) tends to keep rewarding awards.
  */
 
+/** In this order in the rationale. */
 const REGIME_WEIGHTS = { risk_on: 10, risk_off: -8, high_volatility: -6 } as const;
 /** Points per unit of 60-day relative return, capped so ±10 % outperformance moves ±5 points. */
 const RELATIVE_STRENGTH_WEIGHT = 50;
+
+/** The rules it adds to materiality's rationale (a closed set: `RationaleRule` in the OpenAPI document). */
+export const REGIME_AWARE_RULES = [
+  'regime_unavailable',
+  ...(Object.keys(REGIME_WEIGHTS) as (keyof typeof REGIME_WEIGHTS)[]).map((name) => `regime_${name}`),
+  'sector_relative_strength',
+];
 const RELATIVE_STRENGTH_CAP = 0.1;
 
 const DEFENSE_LABELS = new Set<ClassificationLabel>([
@@ -89,7 +97,7 @@ function regimeRationale(
 
 function buildRegimeRows(regime: RegimeResult, defense: boolean): RationaleItem[] {
   const rows: RationaleItem[] = [];
-  for (const name of ['risk_on', 'risk_off', 'high_volatility'] as const) {
+  for (const name of Object.keys(REGIME_WEIGHTS) as (keyof typeof REGIME_WEIGHTS)[]) {
     const weight = REGIME_WEIGHTS[name];
     const value = regime.scores[name];
     rows.push({

@@ -1,12 +1,13 @@
 import { hashPassword } from '../../domain/passwords.ts';
 import { createAccount, issueKey } from '../../services/accounts.ts';
-import { listUsers, setUserPlan } from '../../store/accounts.ts';
+import { getUser, listKeyPage, listUsers, setUserPlan } from '../../store/accounts.ts';
 import { KEYSETS } from '../../store/keyset.ts';
 import { createWebhook } from '../../webhooks/service.ts';
 import { access, idempotent, secret } from '../access.ts';
 import { errors } from '../errors.ts';
 import { pageStart, rowsBody } from '../paging.ts';
 import {
+  KeyList,
   NewKeyBody,
   NewKeyResponse,
   NewUserBody,
@@ -55,6 +56,16 @@ const createKeySchema = {
   response: { 201: NewKeyResponse, ...errorResponses(400, 404) },
 };
 
+const keysSchema = {
+  tags: ['admin'],
+  summary: "A user's API keys, revoked ones included, oldest first; never their secrets",
+  description:
+    'The key records (id, name, mode, scopes, display prefix, last use, revocation). Only a hash of a raw key is stored: it was shown once, when the key was created.',
+  params: IdParams('User'),
+  querystring: PageQuery,
+  response: { 200: KeyList, ...errorResponses(400, 404) },
+};
+
 const createWebhookSchema = {
   tags: ['admin'],
   summary: 'Register a webhook for a user; the signing secret is in `secret`, once',
@@ -93,6 +104,19 @@ export function registerAdminUsers(app: App, services: Services): void {
       return reply.code(201).send(issued);
     },
   );
+  app.get('/api/v1/admin/users/:id/keys', { config: access.admin, schema: keysSchema }, listKeysOf(services));
+}
+
+function listKeysOf({ db }: Services): Handler<typeof keysSchema> {
+  return async (request, reply) => {
+    const page = { ...request.query, after: pageStart(request, KEYSETS.keys) };
+    const keys = await listKeyPage(db, request.params.id, page);
+    // Only an empty page can hide an unknown user: a key's user exists (foreign key).
+    if (keys.rows.length === 0 && !(await getUser(db, request.params.id))) {
+      throw errors.userNotFound(request.params.id);
+    }
+    return rowsBody(request, reply, KEYSETS.keys, keys);
+  };
 }
 
 /**

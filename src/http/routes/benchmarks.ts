@@ -9,6 +9,23 @@ import { CandlePage, candlePage, MAX_CANDLES } from './market.ts';
 
 export const BENCHMARKS = ['SPY', 'XLI', 'ITA'] as const;
 
+/** `^(?:[Ss][Pp][Yy]|…)$`: a name in any case (JSON Schema patterns have no case-insensitive flag). */
+const anyCase = (names: readonly string[]) =>
+  `^(?:${names.map((name) => [...name].map((c) => `[${c.toUpperCase()}${c.toLowerCase()}]`).join('')).join('|')})$`;
+
+/**
+ * Case is not significant, as for the ticker paths: the document lists the names (the enum) and says
+ * any case is accepted (the pattern), which is exactly what the server takes. The enum comes first, so
+ * a wrong value is told the names.
+ */
+export const BenchmarkParam = Type.Union(
+  [StringEnum(BENCHMARKS), Type.String({ pattern: anyCase(BENCHMARKS) })],
+  {
+    description: 'The benchmark: SPY, XLI or ITA, in any case (`spy` is read as `SPY`).',
+    examples: ['SPY'],
+  },
+);
+
 const benchmarkSchema = {
   tags: ['market'],
   summary: 'Daily OHLCV of a benchmark (SPY, XLI or ITA)',
@@ -16,9 +33,7 @@ const benchmarkSchema = {
     'With `from`, the first `limit` bars from that date; without it, the latest `limit` bars up to `to`. ' +
     'A full page with more bars in the range carries a `Link: <…>; rel="next"` header: the URL of the next page.',
   querystring: Query({
-    ticker: StringEnum(BENCHMARKS, {
-      description: 'The benchmark, case-insensitive: `spy` is read as `SPY`.',
-    }),
+    ticker: BenchmarkParam,
     from: Type.Optional(DateString('First date (inclusive).')),
     to: Type.Optional(DateString('Last date (inclusive).')),
     limit: Limit(MAX_CANDLES, MAX_CANDLES),

@@ -19,6 +19,9 @@ const EngineQuery = Query({ engine: Type.Optional(EngineParam) });
 const listSchema = {
   tags: ['events'],
   summary: 'Alias of /api/v1/events, kept for backward compatibility',
+  description:
+    'Deprecated: the same list as `GET /api/v1/events`, which new clients should call. It is still served, with the same parameters and answers.',
+  deprecated: true,
   querystring: EventQuery,
   response: { 200: EventList, ...errorResponses(400) },
 };

@@ -14,7 +14,7 @@ import type { App } from '../types.ts';
  *   standalone bundle. Scripts stay `'self'` only: no inline script, no eval.
  * - `worker-src blob:`: the search index runs in a Web Worker the bundle builds from a Blob of its own
  *   code; without it the page renders but search fails.
- * Everything is fetched from this origin (the bundle, /api/v1/openapi.json): no CDN, no fonts (see
+ * Everything is fetched from this origin (the bundle, /docs/openapi.json): no CDN, no fonts (see
  * withoutCdnLogo for the one URL the bundle names).
  */
 const CSP =
@@ -46,10 +46,13 @@ function withoutCdnLogo(bundle: Buffer): Buffer {
   return Buffer.from(text.replace(CDN_LOGO, '"data:,"'));
 }
 
-function asset(file: string, type: string, cacheControl: string, edit = (body: Buffer) => body): Asset {
-  const body = edit(readFileSync(file));
+function withEtag(body: Buffer, type: string, cacheControl: string): Asset {
   const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`;
   return { body, type, etag, cacheControl };
+}
+
+function asset(file: string, type: string, cacheControl: string, edit = (body: Buffer) => body): Asset {
+  return withEtag(edit(readFileSync(file)), type, cacheControl);
 }
 
 function send(request: FastifyRequest, reply: FastifyReply, file: Asset) {
@@ -59,9 +62,27 @@ function send(request: FastifyRequest, reply: FastifyReply, file: Asset) {
 }
 
 /**
+ * The document the page renders, under the page's own rule: /api/v1/openapi.json is an open API route
+ * and spends the address's keyless allowance (10 a minute), so a page fetching it would break after a
+ * few reloads. The document is fixed once the routes are registered: built once, at the first request.
+ */
+function documentAsset(app: App): () => Asset {
+  let built: Asset | null = null;
+  return () => {
+    built ??= withEtag(
+      Buffer.from(JSON.stringify(app.swagger())),
+      'application/json; charset=utf-8',
+      'no-cache',
+    );
+    return built;
+  };
+}
+
+/**
  * The API reference: a page that has Redoc (the npm package `redoc`, its standalone bundle served from
- * node_modules) render /api/v1/openapi.json. Both are read once at start. Public like the dashboard's
- * page: no credentials, GET only; untagged, so not in the OpenAPI document itself.
+ * node_modules) render the OpenAPI document, served beside it at /docs/openapi.json. Bundle and page
+ * are read once at start. Public like the dashboard's page: no credentials, no rate limit, GET only;
+ * untagged, so not in the OpenAPI document itself.
  */
 export function registerDocs(app: App): void {
   const page = asset(
@@ -79,5 +100,9 @@ export function registerDocs(app: App): void {
   app.get('/docs', { config: access.page }, async (request, reply) => send(request, reply, page));
   app.get('/docs/redoc.standalone.js', { config: access.page }, async (request, reply) =>
     send(request, reply, bundle),
+  );
+  const document = documentAsset(app);
+  app.get('/docs/openapi.json', { config: access.page }, async (request, reply) =>
+    send(request, reply, document()),
   );
 }

@@ -12,6 +12,7 @@ import { access, cached } from '../access.ts';
 import { canonicalUrl, validatedQuery } from '../canonical.ts';
 import { errors } from '../errors.ts';
 import { sendJson } from '../json-body.ts';
+import { sometimes } from '../openapi-headers.ts';
 import { checkDateRange } from '../params.ts';
 import { DateString, errorResponses, Limit, Query, TickerParam } from '../schemas/common.ts';
 import { CandleList } from '../schemas/resources.ts';
@@ -24,11 +25,10 @@ export const MAX_CANDLES = 5000;
 export const CandlePage = {
   ...CandleList,
   headers: {
-    Link: {
-      type: 'string',
-      description:
-        'Only when more bars lie in the range: `<URL>; rel="next"`, the same query continued (with `from`: `from` set to the day after the last bar; without it: `to` set to the day before the first).',
-    },
+    Link: sometimes(
+      { type: 'string' },
+      'Only when more bars lie in the range: `<URL>; rel="next"`, the same query continued (with `from`: `from` set to the day after the last bar; without it: `to` set to the day before the first).',
+    ),
   },
 } as typeof CandleList;
 

@@ -44,6 +44,7 @@ export const UserQuery = Query({
   cursor: Type.Optional(Cursor),
 });
 export const KeyResponse = Type.Object({ key: ApiKey });
+export const KeyList = Type.Object({ data: Type.Array(ApiKey), pagination: Pagination });
 export const NewKeyResponse = Type.Object({
   key: ApiKey,
   secret: Type.String({ description: 'The raw key. Shown once: only its sha256 hash is stored.' }),

@@ -63,6 +63,12 @@ export const ErrorEnvelope = Type.Object(
       code: StringEnum(Object.keys(ERROR_STATUS) as ErrorCode[], {
         description: 'Stable snake_case error code; `status` is always the one this code maps to.',
       }),
+      param: Type.Optional(
+        Type.String({
+          description:
+            'On `invalid_parameter` and `invalid_body`: the query, path or header parameter, or the body field (a dotted path such as `events.0`), at fault. Absent when no single one is (a body that is not JSON).',
+        }),
+      ),
       request_id: Type.Optional(Type.String()),
     }),
   },

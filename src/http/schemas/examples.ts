@@ -439,8 +439,8 @@ const csvCell = (value: unknown): string => {
 };
 
 /**
- * An export of these list items as each format writes them: the CSV text; for NDJSON, whose schema is
- * that of one line, the first line's item.
+ * An export of these list items as each format writes them: the CSV text; for NDJSON, described (as
+ * OpenAPI 3.1 describes a sequential media type) as the array of its lines' items, those items.
  */
 function exportOf(items: readonly { contract: Record<string, unknown>; signal: Record<string, unknown> }[]) {
   const value = (item: (typeof items)[number], column: string): unknown => {
@@ -452,7 +452,7 @@ function exportOf(items: readonly { contract: Record<string, unknown>; signal: R
   const records = [names, ...items.map((item) => names.map((name) => value(item, name)))];
   return new ByMediaType({
     'text/csv': records.map((record) => `${record.map(csvCell).join(',')}\r\n`).join(''),
-    'application/x-ndjson': items[0],
+    'application/x-ndjson': items,
   });
 }
 
@@ -624,6 +624,21 @@ const EXAMPLES: Record<string, OperationExamples> = {
   postAdminUsersIdKeys: {
     request: { name: KEY.name, scopes: KEY.scopes, mode: KEY.mode },
     responses: { 201: { key: KEY, secret: 'iv_live_HxOtg2lyMC3lFPw287MYKE7793SqKW2J2FxnJCwYapK' } },
+  },
+  getAdminUsersIdKeys: {
+    responses: {
+      200: page([
+        { ...KEY, last_used_at: '2026-11-26T05:50:36.551Z' },
+        {
+          ...KEY,
+          id: '0b6d1c7e-2f43-4d8a-9a51-7c3e8f2d4b60',
+          name: 'old notebook',
+          display_prefix: 'iv_live_Q8rN',
+          created_at: '2026-11-26T05:50:36.548Z',
+          revoked_at: '2026-11-26T05:50:36.560Z',
+        },
+      ]),
+    },
   },
   deleteAdminKeysId: {
     responses: {

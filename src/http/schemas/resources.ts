@@ -1,6 +1,7 @@
 /** The HTTP envelopes around the service's records (src/shapes/resources.ts). */
 import { Type } from 'typebox';
 import { fieldTier } from '../../domain/field-tiers.ts';
+import { LIMITER_STORES } from '../../infra/limiter.ts';
 import {
   Candle,
   Company,
@@ -15,7 +16,7 @@ import {
   Tier,
   WeeklyPrice,
 } from '../../shapes/resources.ts';
-import { Nullable, Pagination } from './common.ts';
+import { Nullable, Pagination, StringEnum } from './common.ts';
 
 export * from '../../shapes/resources.ts';
 
@@ -83,7 +84,9 @@ export const Health = Type.Object({
   db: Type.Object({ ok: Type.Boolean(), detail: Detail }),
   limiter: Type.Object({
     ok: Type.Boolean(),
-    store: Type.String({ description: 'Where rate limits are decided: memory, cluster primary or redis.' }),
+    store: StringEnum(LIMITER_STORES, {
+      description: 'Where rate limits are decided: this process (memory), the cluster primary, or Redis.',
+    }),
     detail: Detail,
   }),
   webhooks: Type.Object({ ok: Type.Boolean(), detail: Detail }),
