@@ -206,7 +206,7 @@ describe('available_at of awards nothing announced', () => {
       [plain.id],
     );
     const sql = readFileSync(
-      new URL('../../migrations/021_available_at_first_seen.sql', import.meta.url),
+      new URL('../../migrations/022_available_at_first_seen.sql', import.meta.url),
       'utf8',
     );
     await db.query(sql);
