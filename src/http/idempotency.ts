@@ -16,6 +16,7 @@ import {
   storeIdempotentResponse,
 } from '../store/idempotency.ts';
 import { errors } from './errors.ts';
+import { readerTier } from './reader-tier.ts';
 import { IDEMPOTENCY_HEADER } from './schemas/common.ts';
 import type { App, Services } from './types.ts';
 
@@ -55,9 +56,20 @@ function canonical(value: unknown): unknown {
   return Object.fromEntries(entries.map(([k, v]) => [k, canonical(v)]));
 }
 
-/** What "the same request" means: method, route, and the validated path parameters, query and body. */
+/**
+ * What "the same request" means: method, route, the validated path parameters, query and body, and the
+ * tier the caller reads on. A stored answer holds what that tier was shown (src/domain/field-tiers.ts):
+ * after a downgrade the same key is another request (422), never a replay of fields the plan lost.
+ */
 export function requestFingerprint(request: FastifyRequest): Buffer {
-  const parts = [request.method, request.routeOptions.url, request.params, request.query, request.body];
+  const parts = [
+    request.method,
+    request.routeOptions.url,
+    request.params,
+    request.query,
+    request.body,
+    readerTier(request),
+  ];
   return createHash('sha256')
     .update(JSON.stringify(canonical(parts)))
     .digest();

@@ -139,6 +139,29 @@ describe('Idempotency-Key', () => {
     assert.notEqual(fresh.json<Scored>().signal.computed_at, signal.computed_at);
   });
 
+  test('a replay never carries what the plan no longer reads: after a downgrade the key is 422', async () => {
+    const caller = await developer();
+    const [contract] = await db.query<{ id: string }>(
+      "SELECT c.id FROM contracts c JOIN signals s ON s.contract_id = c.id WHERE s.engine_name = 'materiality' AND s.rationale IS NOT NULL LIMIT 1",
+    );
+    assert.ok(contract);
+    const url = `/api/v1/contracts/${contract.id}/score`;
+    const first = await post(caller, url, undefined, 'tiered');
+    assert.equal(first.statusCode, 200, first.body);
+    assert.ok(
+      'rationale' in first.json<{ signal: object }>().signal,
+      'the intelligence tier reads the rationale',
+    );
+    await db.query("UPDATE users SET plan = 'developer' WHERE id = $1", [caller.userId]);
+    const again = await post(caller, url, undefined, 'tiered');
+    assert.equal(again.statusCode, 422, again.body);
+    assert.equal(again.json<Envelope>().error.code, 'idempotency_key_reused');
+    assert.equal(again.body.includes('rationale'), false);
+    const fresh = await post(caller, url, undefined, 'tiered-2');
+    assert.equal(fresh.statusCode, 200, fresh.body);
+    assert.equal('rationale' in fresh.json<{ signal: object }>().signal, false, 'absent below the tier');
+  });
+
   test('the same key with another body, query or route is 422 idempotency_key_reused', async () => {
     const caller = await developer();
     assert.equal((await post(caller, '/api/v1/webhooks', { url: HOOK }, 'k')).statusCode, 201);
