@@ -266,11 +266,11 @@ function setMarkers(view) {
   );
   const events = historyEvents(view.company.history).filter((e) => e.date >= first && e.date <= last);
   const markers = dayMarkers(shown);
-  // Awards sit above the bars; acquisitions, renames and takeovers below them, so neither hides the other.
+  // Above the bars like the awards: a marker below them would stretch the price axis under zero.
   const history = events.map((e) => ({
     time: toTime(e.date),
-    position: 'belowBar',
-    shape: 'arrowUp',
+    position: 'aboveBar',
+    shape: 'arrowDown',
     color: HISTORY_COLOR,
     text: e.label,
   }));
