@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures (README "Webhooks"): `X-Service-Signature: t=<unix seconds>,v1=<hex>` where v1 is
+ * Webhook signatures (docs/API.md "Verifying a delivery"): `X-Service-Signature: t=<unix seconds>,v1=<hex>` where v1 is
  * HMAC-SHA256(secret, `${t}.${rawBody}`). The same scheme as Stripe's, so Stripe's verifier accepts it.
  */
 
@@ -35,7 +35,7 @@ export interface VerifyOptions {
 }
 
 /**
- * Receiver-side check of a delivery, the four documented steps (README "Webhooks") in order: (1) the header must match
+ * Receiver-side check of a delivery, the four documented steps (docs/API.md "Verifying a delivery") in order: (1) the header must match
  * `t=<digits>,v1=<lowercase hex>`; (2) HMAC-SHA256 over `<t>.<rawBody>` with the signing secret, hex;
  * (3) compared with v1 in constant time; (4) rejected when |now − t| exceeds the tolerance (300 s).
  * `rawBody` must be the bytes as received, before any JSON parsing.

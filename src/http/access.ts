@@ -39,7 +39,7 @@ declare module 'fastify' {
   }
 }
 
-/** Route configs, one per rule (the tiers and scopes of README "Keys, plans and limits"). */
+/** Route configs, one per rule (the tiers and scopes of docs/API.md "Plans and tiers"). */
 export const access = {
   public: { access: { kind: 'public' } },
   read: { access: { kind: 'key', scope: 'read', tier: 'developer' } },

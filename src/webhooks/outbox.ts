@@ -19,7 +19,7 @@ import { insertDeliveries, liveWebhooks } from '../store/webhooks.ts';
 export const SIGNAL_CREATED = 'signal.created';
 
 /**
- * The documented payload (README "Webhooks"): the Signal as the API serves it to the webhook owner's
+ * The documented payload (docs/API.md "The `signal.created` event"): the Signal as the API serves it to the webhook owner's
  * plan, never with its rationale whatever the plan, its Contract and the event's stored Prediction —
  * each field under the tier policy of the owner's plan (src/domain/field-tiers.ts).
  */

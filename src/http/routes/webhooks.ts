@@ -44,7 +44,7 @@ const one = oneWebhookSchemas('webhooks');
 type One = typeof one;
 
 /**
- * Webhooks (README "Webhooks"): these routes act on the key owner's webhooks; the admin routes
+ * Webhooks (docs/API.md "Webhooks"): these routes act on the key owner's webhooks; the admin routes
  * (admin-webhooks.ts, admin-deliveries.ts) share their handlers to act on anyone's.
  */
 export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
