@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { InjectOptions, LightMyRequestResponse } from 'fastify';
 import { buildApp } from '../../src/app.ts';
 import type { App } from '../../src/http/types.ts';
@@ -153,6 +154,10 @@ describe('Idempotency-Key', () => {
       'the intelligence tier reads the rationale',
     );
     await db.query("UPDATE users SET plan = 'developer' WHERE id = $1", [caller.userId]);
+    // Key caches learn of the change by notification: wait until a plain read is served to the new tier.
+    const read = () =>
+      app.inject({ url: `/api/v1/contracts/${contract.id}`, headers: { 'x-api-key': caller.raw } });
+    for (let i = 0; i < 100 && (await read()).body.includes('"rationale"'); i++) await sleep(100);
     const again = await post(caller, url, undefined, 'tiered');
     assert.equal(again.statusCode, 422, again.body);
     assert.equal(again.json<Envelope>().error.code, 'idempotency_key_reused');
