@@ -73,6 +73,8 @@ export class ExportBody<Row> implements AsyncIterable<Uint8Array> {
     readonly response: ResponseMeta,
     /** The raw body; read it once, through this, the iterator, `rows()` or `text()`. */
     readonly body: ReadableStream<Uint8Array>,
+    /** The request's signal: aborting it ends the download with the signal's reason. */
+    private readonly signal?: AbortSignal,
   ) {
     const type = response.headers.get('content-type') ?? '';
     this.format = /^application\/x-ndjson\b/i.test(type) ? 'ndjson' : 'csv';
@@ -177,7 +179,8 @@ export class ExportBody<Row> implements AsyncIterable<Uint8Array> {
     return Object.fromEntries(header.map((name, i) => [name, record[i] ?? '']));
   }
 
-  private brokenOff(bytes: number, cause: unknown): MarketIntelError {
+  private brokenOff(bytes: number, cause: unknown): unknown {
+    if (this.signal?.aborted) return this.signal.reason;
     if (cause instanceof MarketIntelError) return cause;
     return new ConnectionError({
       status: 0,

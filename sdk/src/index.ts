@@ -6,8 +6,23 @@
  *   const { data } = await client.events.list({ ticker: 'LMT', limit: 5 });
  *   for await (const signal of client.signals.iterate({ min_score: 80 })) …
  */
-import { ExportBody, type ExportCsvRow, type ExportFormat } from './exports.js';
-import { type OperationId, type OperationInfo, type Operations, operations } from './generated.js';
+import { ExportBody } from './exports.js';
+import { type OperationId, type OperationInfo, operations } from './generated.js';
+import {
+  type Bind,
+  type ConditionalArgs,
+  type Item,
+  isMarker,
+  KIND,
+  type Kind,
+  type MethodArgs,
+  type Named,
+  type PagedOperationId,
+  paged,
+  type Result,
+  rows,
+  stream,
+} from './methods.js';
 import { followLink, nextLink, nextPageQuery, pageItems } from './pagination.js';
 import { parse, pathAndQuery, splitArgs } from './request.js';
 import {
@@ -30,8 +45,20 @@ export * from './errors.js';
 export { EXPORT_CSV_COLUMNS, ExportBody, type ExportCsvRow, type ExportFormat } from './exports.js';
 export type * from './generated.js';
 export { operations } from './generated.js';
+export type {
+  ConditionalArgs,
+  ExportMethod,
+  ExportOperationId,
+  ExportQuery,
+  ExportRow,
+  Item,
+  Method,
+  MethodArgs,
+  PagedOperationId,
+  Result,
+} from './methods.js';
 export type { ApiPromise, Conditional, RateLimitInfo, ResponseMeta, WithResponse } from './response.js';
-export type { RequestOptions, RetryPolicy } from './transport.js';
+export type { ConditionalOptions, RequestOptions, RetryPolicy } from './transport.js';
 export { SDK_VERSION } from './transport.js';
 export * from './webhooks.js';
 
@@ -45,51 +72,6 @@ export interface ClientOptions extends Partial<RetryPolicy> {
   /** Sent with every request. */
   headers?: Record<string, string>;
 }
-
-export type PagedOperationId = {
-  [K in OperationId]: (typeof operations)[K]['paging'] extends null ? never : K;
-}[OperationId];
-export type MethodArgs<K extends OperationId> = [...Operations[K]['args'], options?: RequestOptions];
-/** The arguments of a conditional GET: the options carry `ifNoneMatch`. */
-export type ConditionalArgs<K extends OperationId> = [...Operations[K]['args'], options: ConditionalOptions];
-export type ConditionalOptions = RequestOptions & { ifNoneMatch: string };
-export type Result<K extends OperationId> = Operations[K]['response'];
-/** What an iterator yields: an item of `data`, or of the bare array. */
-export type Item<K extends OperationId> =
-  Result<K> extends { data: Array<infer I> } ? I : Result<K> extends Array<infer I> ? I : never;
-
-/** The exports, and the list whose items their NDJSON lines are. */
-interface ExportLists {
-  getEventsExport: 'getEvents';
-  getSignalsExport: 'getSignals';
-}
-export type ExportOperationId = keyof ExportLists;
-/** A row of an export in a format: the list's item for NDJSON, an `ExportCsvRow` for CSV. */
-export type ExportRow<K extends ExportOperationId, F extends ExportFormat> = F extends 'ndjson'
-  ? Item<ExportLists[K]>
-  : ExportCsvRow;
-/** An export's query; `format` (default `csv`) decides the rows' type. */
-export type ExportQuery<K extends ExportOperationId, F extends ExportFormat> = Omit<
-  NonNullable<Operations[K]['args'][0]>,
-  'format'
-> & { format?: F };
-
-/** An operationId that is no plain call: an iterator over pages (`paged`), or an export's stream or rows. */
-const KIND: unique symbol = Symbol('kind');
-type Kind = 'paged' | 'stream' | 'rows';
-interface Marker<T extends Kind, K extends OperationId> {
-  readonly [KIND]: T;
-  readonly id: K;
-}
-const marker =
-  <T extends Kind>(kind: T) =>
-  <K extends T extends 'paged' ? PagedOperationId : ExportOperationId>(id: K): Marker<T, K> => ({
-    [KIND]: kind,
-    id,
-  });
-const paged = marker('paged');
-const stream = marker('stream');
-const rows = marker('rows');
 
 /** The client's methods: an operationId is a call, `paged(id)` an async iterator over its pages. */
 const API = {
@@ -168,38 +150,11 @@ const API = {
   },
 } as const;
 
-/** A call: `ifNoneMatch` in the options makes its result a `Conditional`. */
-export interface Method<K extends OperationId> {
-  (...args: ConditionalArgs<K>): ApiPromise<Conditional<Result<K>>>;
-  (...args: MethodArgs<K>): ApiPromise<Result<K>>;
-}
-/** An export: `format` (default `csv`) types what it yields. */
-export type ExportMethod<K extends ExportOperationId, Out> = <F extends ExportFormat = 'csv'>(
-  query?: ExportQuery<K, F>,
-  options?: RequestOptions,
-) => Out extends 'stream'
-  ? Promise<ExportBody<ExportRow<K, F>>>
-  : AsyncGenerator<ExportRow<K, F>, void, undefined>;
-
-type Bind<T> = T extends OperationId
-  ? Method<T>
-  : T extends Marker<'paged', infer K>
-    ? (...args: MethodArgs<K>) => AsyncGenerator<Item<K>, void, undefined>
-    : T extends Marker<infer Out, infer K extends ExportOperationId>
-      ? ExportMethod<K, Out>
-      : { readonly [P in keyof T]: Bind<T[P]> };
 type Api = Bind<typeof API>;
 
-type Named<T> = T extends OperationId
-  ? T
-  : T extends Marker<Kind, OperationId>
-    ? never
-    : { [P in keyof T]: Named<T[P]> }[keyof T];
 /** Fails to compile, naming the operation, when the document has an operation `API` leaves out. */
 type EveryOperationNamed<Missing extends never> = Missing;
 export type Unnamed = EveryOperationNamed<Exclude<OperationId, Named<typeof API>>>;
-
-const isMarker = (value: object): value is Marker<Kind, OperationId> => KIND in value;
 
 /** Each method's dotted name and operation, e.g. `{name: 'contracts.get', operationId: 'getContractsId'}`. */
 export function methodNames(): {
@@ -280,8 +235,10 @@ export class MarketIntel {
   }
 
   /** Calls an operation by its operationId (what every method does). */
-  request<K extends OperationId>(id: K, ...args: MethodArgs<K>): ApiPromise<Result<K>> {
-    return this.call(id, args) as ApiPromise<Result<K>>;
+  request<K extends OperationId>(id: K, ...args: ConditionalArgs<K>): ApiPromise<Conditional<Result<K>>>;
+  request<K extends OperationId>(id: K, ...args: MethodArgs<K>): ApiPromise<Result<K>>;
+  request(id: OperationId, ...args: unknown[]): ApiPromise<unknown> {
+    return this.call(id, args);
   }
 
   /** Every item of every page of a paged operation, fetching each page when the previous one is used up. */
@@ -315,7 +272,7 @@ export class MarketIntel {
     const answer = await this.transport.send(info.method, this.url(info, call), undefined, options, true);
     if (answer.body === null)
       throw new TypeError(`${info.path} answered ${answer.meta.status} without a body`);
-    return new ExportBody(answer.meta, answer.body);
+    return new ExportBody(answer.meta, answer.body, options.signal);
   }
 
   private async *exportRows(

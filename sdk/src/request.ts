@@ -6,7 +6,7 @@ export interface Call {
   path: unknown[];
   body: string | undefined;
   query: Record<string, unknown>;
-  options: RequestOptions;
+  options: RequestOptions & { ifNoneMatch?: string };
 }
 
 /** Positional arguments: path parameters, then the body (if any), the query (if any), the options. */
@@ -15,7 +15,7 @@ export function splitArgs(info: OperationInfo, args: readonly unknown[]): Call {
   let next = info.pathParams.length;
   const body = info.body === 'none' ? undefined : args[next++];
   const query = info.query.length > 0 ? ((args[next++] ?? {}) as Record<string, unknown>) : {};
-  const options = (args[next] ?? {}) as RequestOptions;
+  const options = (args[next] ?? {}) as Call['options'];
   return { path, body: body === undefined ? undefined : JSON.stringify(body), query, options };
 }
 

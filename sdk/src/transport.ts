@@ -32,11 +32,16 @@ export interface RequestOptions extends Partial<RetryPolicy> {
   headers?: Record<string, string>;
   /** Sent as `Idempotency-Key`; makes a POST retriable. */
   idempotencyKey?: string;
-  /**
-   * Sent as `If-None-Match` (an `ETag` of an earlier answer). The call then resolves to a
-   * `Conditional`: `{ notModified: true, etag }` on a 304, `{ notModified: false, data, etag }` otherwise.
-   */
-  ifNoneMatch?: string;
+}
+
+/**
+ * A call's options with `ifNoneMatch`, sent as `If-None-Match` (an `ETag` of an earlier answer): the
+ * call then resolves to a `Conditional` — `{ notModified: true, etag }` on a 304,
+ * `{ notModified: false, data, etag }` otherwise. A separate type, so that the result's type follows
+ * from the options' (`RequestOptions` has no `ifNoneMatch`).
+ */
+export interface ConditionalOptions extends RequestOptions {
+  ifNoneMatch: string;
 }
 
 export type { RateLimitInfo, ResponseMeta } from './response.js';
@@ -130,7 +135,7 @@ export class Transport {
     method: string,
     url: string,
     body: string | undefined,
-    options: RequestOptions = {},
+    options: RequestOptions & { ifNoneMatch?: string } = {},
     stream = false,
   ): Promise<Answer> {
     const policy = { ...this.policy, ...definedOnly(options) };
@@ -167,7 +172,10 @@ export class Transport {
     }
   }
 
-  private headersFor(body: string | undefined, options: RequestOptions): Record<string, string> {
+  private headersFor(
+    body: string | undefined,
+    options: RequestOptions & { ifNoneMatch?: string },
+  ): Record<string, string> {
     const headers: Record<string, string> = { ...this.defaultHeaders, ...options.headers };
     if (body !== undefined) headers['content-type'] = 'application/json';
     if (options.idempotencyKey) headers['idempotency-key'] = options.idempotencyKey;

@@ -192,6 +192,23 @@ describe('failures', () => {
     assert.equal(error.code, 'connection_error');
   });
 
+  test("aborting the request's signal ends the download with the signal's reason", async () => {
+    let closed: Promise<unknown> = Promise.resolve();
+    script = [
+      (_req, res) => {
+        closed = once(res, 'close');
+        res.writeHead(200, CSV_HEAD);
+        res.write(HEADER + record(1));
+      },
+    ];
+    const controller = new AbortController();
+    const rows = client().events.exportRows({}, { signal: controller.signal });
+    assert.equal((await rows.next()).value?.contract_id, 'C1');
+    controller.abort(new Error('stop'));
+    await assert.rejects(rows.next(), /stop/);
+    await closed;
+  });
+
   test('a 503 before the first byte is retried; the stream then starts', async () => {
     script = [
       (_req, res) => {

@@ -165,9 +165,15 @@ describe('retries', () => {
   });
 
   test('aborting stops the wait between attempts', async () => {
-    script = [envelope(429, 'rate_limited', { 'retry-after': '30' })];
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('stop')), 100);
+    const refuse = envelope(429, 'rate_limited', { 'retry-after': '30' });
+    // Aborted once the answer is out, so the client is in its wait (not still sending) however loaded the machine.
+    script = [
+      (req, res) => {
+        res.once('finish', () => setTimeout(() => controller.abort(new Error('stop')), 50));
+        refuse(req, res);
+      },
+    ];
     const started = Date.now();
     const patient = client({ maxRetryDelayMs: 60_000, retryBudgetMs: 60_000 });
     await assert.rejects(patient.health.live({ signal: controller.signal }), /stop/);
