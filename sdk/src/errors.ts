@@ -31,6 +31,8 @@ export interface ErrorDetails {
   code: ErrorCode;
   message: string;
   requestId: string | null;
+  /** The parameter or body field at fault (the envelope's `param`, on `invalid_parameter`/`invalid_body`). */
+  param?: string | null;
   /** Seconds to wait before retrying, from `Retry-After` (429, 503, 409 `idempotency_in_progress`). */
   retryAfter?: number | null;
   /** The answer's headers; null when no answer arrived. */
@@ -44,6 +46,11 @@ export class MarketIntelError extends Error {
   readonly code: ErrorCode;
   /** The request's id (envelope `request_id`, else the `X-Request-Id` header): quote it to operators. */
   readonly requestId: string | null;
+  /**
+   * The query, path or header parameter, or the body field (a dotted path such as `events.0`), that
+   * the service refused: the envelope's `param`, null when it names none.
+   */
+  readonly param: string | null;
   /** Seconds the answer's `Retry-After` asked for, or null. */
   readonly retryAfter: number | null;
   /** The answer's headers (null when none arrived). */
@@ -55,6 +62,7 @@ export class MarketIntelError extends Error {
     this.status = details.status;
     this.code = details.code;
     this.requestId = details.requestId;
+    this.param = details.param ?? null;
     this.retryAfter = details.retryAfter ?? null;
     this.headers = details.headers ?? null;
   }

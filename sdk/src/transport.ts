@@ -92,7 +92,7 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 
 /** The error for an answer outside 2xx, from the envelope `{error: {status, message, code, request_id}}`. */
 export function errorFromResponse(response: { status: number; headers: Headers; text: string }) {
-  let envelope: { message?: unknown; code?: unknown; request_id?: unknown } = {};
+  let envelope: { message?: unknown; code?: unknown; param?: unknown; request_id?: unknown } = {};
   try {
     const parsed = JSON.parse(response.text) as { error?: typeof envelope };
     if (parsed && typeof parsed.error === 'object' && parsed.error !== null) envelope = parsed.error;
@@ -105,6 +105,7 @@ export function errorFromResponse(response: { status: number; headers: Headers; 
     code: text(envelope.code) ?? `http_${response.status}`,
     message: text(envelope.message) ?? (response.text.slice(0, 200) || `HTTP ${response.status}`),
     requestId: text(envelope.request_id) ?? response.headers.get('x-request-id'),
+    param: text(envelope.param),
     retryAfter: retryAfterSeconds(response.headers),
     headers: response.headers,
   });

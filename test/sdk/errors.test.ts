@@ -27,6 +27,7 @@ import {
   UriTooLongError,
   ValidationError,
 } from '../../sdk/src/index.ts';
+import { errorFromResponse } from '../../sdk/src/transport.ts';
 import { ERROR_STATUS } from '../../src/http/errors.ts';
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -86,4 +87,22 @@ test('the classes keep their families: request-shape refusals are ValidationErro
   for (const status of [500, 502, 503, 504]) assert.ok(errorFor(details(status, 'x')) instanceof ServerError);
   const other = errorFor(details(418, 'http_418'));
   assert.equal(other.constructor, MarketIntelError);
+});
+
+test('an envelope becomes the error: code, message, request id, param, Retry-After and headers', () => {
+  const headers = new Headers({ 'retry-after': '3', 'x-request-id': 'from-header' });
+  const envelope = { status: 400, message: 'invalid query parameter "limit"', code: 'invalid_parameter' };
+  const error = errorFromResponse({
+    status: 400,
+    headers,
+    text: JSON.stringify({ error: { ...envelope, param: 'limit', request_id: 'req-1' } }),
+  });
+  assert.ok(error instanceof ValidationError);
+  assert.deepEqual(
+    [error.code, error.message, error.requestId, error.param, error.retryAfter, error.headers],
+    ['invalid_parameter', envelope.message, 'req-1', 'limit', 3, headers],
+  );
+  const bare = errorFromResponse({ status: 502, headers, text: '<html>bad gateway</html>' });
+  assert.ok(bare instanceof ServerError);
+  assert.deepEqual([bare.code, bare.requestId, bare.param], ['http_502', 'from-header', null]);
 });

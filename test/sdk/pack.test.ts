@@ -22,9 +22,9 @@ import { makeKey } from '../support/app.ts';
 import { type LiveServer, startLiveServer } from './server.ts';
 
 const ROOT = path.resolve('.');
-const TSC = path.join(ROOT, 'node_modules/.bin/tsc');
+const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 /** TypeScript 5 (the devDependency `typescript5`, an alias of typescript@5): what most consumers still run. */
-const TSC5 = process.env.SDK_TEST_TSC5 ?? path.join(ROOT, 'node_modules/typescript5/bin/tsc');
+const TSC5 = path.join(ROOT, 'node_modules/typescript5/bin/tsc');
 const SDK = path.join(ROOT, 'sdk');
 
 let server: LiveServer;
