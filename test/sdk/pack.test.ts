@@ -23,14 +23,15 @@ import { type LiveServer, startLiveServer } from './server.ts';
 
 const ROOT = path.resolve('.');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
-/** TypeScript 5 (the devDependency `typescript5`, an alias of typescript@5): what most consumers still run. */
-const TSC5 = path.join(ROOT, 'node_modules/typescript5/bin/tsc');
 const SDK = path.join(ROOT, 'sdk');
 
 let server: LiveServer;
 let apiKey: string;
 let dir: string;
 let app: string;
+
+/** TypeScript 5 (the devDependency `typescript5`, an alias of typescript@5): what most consumers still run. */
+const TSC5 = path.join(ROOT, 'node_modules/typescript5/bin/tsc');
 
 const run = (command: string, args: string[], cwd: string, env: Record<string, string> = {}) =>
   execFileSync(command, args, {
