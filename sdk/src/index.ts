@@ -34,6 +34,8 @@ import {
 } from './response.js';
 import {
   type Answer,
+  DEFAULT_POLICY,
+  definedOnly,
   type FetchFunction,
   type RequestOptions,
   type RetryPolicy,
@@ -202,17 +204,7 @@ export class MarketIntel {
       ...options.headers,
     };
     if (options.apiKey) headers['x-api-key'] = options.apiKey;
-    this.transport = new Transport(
-      fetchFn,
-      {
-        maxRetries: options.maxRetries ?? 2,
-        retryDelayMs: options.retryDelayMs ?? 500,
-        maxRetryDelayMs: options.maxRetryDelayMs ?? 8_000,
-        retryBudgetMs: options.retryBudgetMs ?? 20_000,
-        timeoutMs: options.timeoutMs ?? 30_000,
-      },
-      headers,
-    );
+    this.transport = new Transport(fetchFn, { ...DEFAULT_POLICY, ...definedOnly(options) }, headers);
     const api = this.bind(API) as Api;
     this.health = api.health;
     this.openapi = api.openapi;

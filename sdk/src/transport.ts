@@ -26,6 +26,15 @@ export interface RetryPolicy {
   timeoutMs: number;
 }
 
+/** The policy when neither the client nor the request says otherwise. */
+export const DEFAULT_POLICY: Readonly<RetryPolicy> = {
+  maxRetries: 2,
+  retryDelayMs: 500,
+  maxRetryDelayMs: 8_000,
+  retryBudgetMs: 20_000,
+  timeoutMs: 30_000,
+};
+
 export interface RequestOptions extends Partial<RetryPolicy> {
   /** Aborts the request (and any wait between attempts, and a streamed body). */
   signal?: AbortSignal;
@@ -234,7 +243,8 @@ export class Transport {
   }
 }
 
-function definedOnly(options: RequestOptions): Partial<RetryPolicy> {
+/** The policy settings `options` gives (an `undefined` one keeps the default). */
+export function definedOnly(options: Partial<RetryPolicy>): Partial<RetryPolicy> {
   const picked: Partial<RetryPolicy> = {};
   for (const key of POLICY_KEYS) {
     const value = options[key];
