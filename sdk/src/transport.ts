@@ -8,7 +8,7 @@
 import { ConnectionError, errorFor, type MarketIntelError } from './errors.js';
 import { type ResponseMeta, responseMeta } from './response.js';
 
-export const SDK_VERSION = '0.1.0';
+export const SDK_VERSION = '0.2.0';
 
 export interface RetryPolicy {
   /** Retries after the first attempt (default 2; 0 turns retrying off). */
