@@ -155,19 +155,22 @@ export class ExportBody<Row> implements AsyncIterable<Uint8Array> {
 
   private async *csv(): AsyncGenerator<Record<string, string>, void, undefined> {
     const parser = new CsvParser();
-    let header: string[] | null = null;
-    const self = this;
-    function* rowsOf(records: string[][]) {
-      for (const record of records) {
-        if (header === null) header = record;
-        else yield self.csvRow(header, record);
-      }
-    }
-    for await (const piece of this.decoded()) yield* rowsOf(parser.push(piece));
+    const read: { header: string[] | null } = { header: null };
+    for await (const piece of this.decoded()) yield* this.csvRows(read, parser.push(piece));
+    let last: string[][];
     try {
-      yield* rowsOf(parser.end());
+      last = parser.end();
     } catch (cause) {
       throw cause instanceof SyntaxError ? invalid(cause.message, this.response, cause) : cause;
+    }
+    yield* this.csvRows(read, last);
+  }
+
+  /** The first record is the header; each later one becomes an object keyed by it. */
+  private *csvRows(read: { header: string[] | null }, records: string[][]) {
+    for (const record of records) {
+      if (read.header === null) read.header = record;
+      else yield this.csvRow(read.header, record);
     }
   }
 

@@ -192,6 +192,25 @@ describe('failures', () => {
     assert.equal(error.code, 'connection_error');
   });
 
+  test('a CSV record with the wrong number of fields, or an unterminated quote, is invalid_response', async () => {
+    for (const bad of ['C1,too,few\r\n', `${record(1).slice(0, -2)},"open`]) {
+      script = [
+        (_req, res) => {
+          res.writeHead(200, CSV_HEAD);
+          res.end(HEADER + record(0) + bad);
+        },
+      ];
+      const ids: string[] = [];
+      const error = await (async () => {
+        for await (const row of client().events.exportRows()) ids.push(row.contract_id);
+      })().catch((e: unknown) => e);
+      assert.deepEqual(ids, ['C0'], JSON.stringify(bad));
+      assert.ok(error instanceof MarketIntelError);
+      assert.equal(error.code, 'invalid_response');
+      assert.equal(error.requestId, 'req-export');
+    }
+  });
+
   test("aborting the request's signal ends the download with the signal's reason", async () => {
     let closed: Promise<unknown> = Promise.resolve();
     script = [
