@@ -98,6 +98,9 @@ const code: ServiceErrorCode = 'idempotency_key_reused';
 const anyCode: ErrorCode = 'connection_error';
 const error: unknown = null;
 if (error instanceof RateLimitError) console.log(error.retryAfter, error.headers?.get('retry-after'));
+if (error instanceof NotFoundError) console.log(error.param ?? 'no param', error.requestId);
+const byId = await client.request('getEvents', { limit: 1 }, { ifNoneMatch: etag });
+const byIdCount: number | null = byId.notModified ? null : byId.data.data.length;
 const kinds = [NotFoundError, UnprocessableEntityError].map((k) => k.name);
 
 const checked = verifyWebhook('{}', 't=1,v1=00', 'whsec_x', { toleranceSec: 600 });
@@ -106,7 +109,7 @@ const event = () => constructEvent('{}', {}, 'whsec_x', { toleranceSec: 600, now
 await client.events.list({ tickr: 'LMT' });
 // @ts-expect-error a contract id is required
 await client.contracts.get();
-export { score, data, requestId, remaining, exportId, text, code, anyCode, kinds, checked, event };
+export { score, byIdCount, data, requestId, remaining, exportId, text, code, anyCode, kinds, checked, event };
 `;
 
 /** The first ```js block of sdk/README.md: the example the READMEs show. */
