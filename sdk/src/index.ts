@@ -6,12 +6,37 @@
  *   const { data } = await client.events.list({ ticker: 'LMT', limit: 5 });
  *   for await (const signal of client.signals.iterate({ min_score: 80 })) …
  */
-import { type OperationId, type OperationInfo, type Operations, operations } from './generated.js';
-import { followLink, nextLink, nextPageQuery, pageItems } from './pagination.js';
+import { ExportBody } from './exports.js';
+import { type OperationId, type OperationInfo, operations } from './generated.js';
 import {
-  type FetchFunction,
+  type Bind,
+  type ConditionalArgs,
+  type Item,
+  isMarker,
+  KIND,
+  type Kind,
+  type MethodArgs,
+  type Named,
+  type PagedOperationId,
+  paged,
+  type Result,
+  rows,
+  stream,
+} from './methods.js';
+import { followLink, nextLink, nextPageQuery, pageItems } from './pagination.js';
+import { parse, pathAndQuery, splitArgs } from './request.js';
+import {
+  type ApiPromise,
+  apiPromise,
+  type Conditional,
   type RateLimitInfo,
-  type RawResponse,
+  type WithResponse,
+} from './response.js';
+import {
+  type Answer,
+  DEFAULT_POLICY,
+  definedOnly,
+  type FetchFunction,
   type RequestOptions,
   type RetryPolicy,
   SDK_VERSION,
@@ -19,9 +44,23 @@ import {
 } from './transport.js';
 
 export * from './errors.js';
+export { EXPORT_CSV_COLUMNS, ExportBody, type ExportCsvRow, type ExportFormat } from './exports.js';
 export type * from './generated.js';
 export { operations } from './generated.js';
-export type { RateLimitInfo, RequestOptions, RetryPolicy } from './transport.js';
+export type {
+  ConditionalArgs,
+  ExportMethod,
+  ExportOperationId,
+  ExportQuery,
+  ExportRow,
+  Item,
+  Method,
+  MethodArgs,
+  PagedOperationId,
+  Result,
+} from './methods.js';
+export type { ApiPromise, Conditional, RateLimitInfo, ResponseMeta, WithResponse } from './response.js';
+export type { ConditionalOptions, RequestOptions, RetryPolicy } from './transport.js';
 export { SDK_VERSION } from './transport.js';
 export * from './webhooks.js';
 
@@ -36,26 +75,17 @@ export interface ClientOptions extends Partial<RetryPolicy> {
   headers?: Record<string, string>;
 }
 
-export type PagedOperationId = {
-  [K in OperationId]: (typeof operations)[K]['paging'] extends null ? never : K;
-}[OperationId];
-export type MethodArgs<K extends OperationId> = [...Operations[K]['args'], options?: RequestOptions];
-export type Result<K extends OperationId> = Operations[K]['response'];
-/** What an iterator yields: an item of `data`, or of the bare array. */
-export type Item<K extends OperationId> =
-  Result<K> extends { data: Array<infer I> } ? I : Result<K> extends Array<infer I> ? I : never;
-
-const PAGED: unique symbol = Symbol('paged');
-interface Paged<K extends PagedOperationId> {
-  readonly [PAGED]: K;
-}
-const paged = <K extends PagedOperationId>(id: K): Paged<K> => ({ [PAGED]: id });
-
 /** The client's methods: an operationId is a call, `paged(id)` an async iterator over its pages. */
 const API = {
   health: { get: 'getHealth', live: 'getHealthLive' },
   openapi: { get: 'getOpenapiJson' },
-  events: { list: 'getEvents', iterate: paged('getEvents'), export: 'getEventsExport' },
+  events: {
+    list: 'getEvents',
+    iterate: paged('getEvents'),
+    export: 'getEventsExport',
+    exportStream: stream('getEventsExport'),
+    exportRows: rows('getEventsExport'),
+  },
   contracts: {
     list: 'getContracts',
     iterate: paged('getContracts'),
@@ -63,7 +93,13 @@ const API = {
     getScore: 'getContractsIdScore',
     score: 'postContractsIdScore',
   },
-  signals: { list: 'getSignals', iterate: paged('getSignals'), export: 'getSignalsExport' },
+  signals: {
+    list: 'getSignals',
+    iterate: paged('getSignals'),
+    export: 'getSignalsExport',
+    exportStream: stream('getSignalsExport'),
+    exportRows: rows('getSignalsExport'),
+  },
   companies: { get: 'getCompaniesTicker' },
   market: { candles: 'getMarketCandlesTicker', iterateCandles: paged('getMarketCandlesTicker') },
   benchmarks: { list: 'getBenchmarks', iterate: paged('getBenchmarks') },
@@ -118,30 +154,26 @@ const API = {
   },
 } as const;
 
-type Bind<T> = T extends OperationId
-  ? (...args: MethodArgs<T>) => Promise<Result<T>>
-  : T extends Paged<infer K>
-    ? (...args: MethodArgs<K>) => AsyncGenerator<Item<K>, void, undefined>
-    : { readonly [P in keyof T]: Bind<T[P]> };
 type Api = Bind<typeof API>;
 
-type Named<T> = T extends OperationId
-  ? T
-  : T extends Paged<PagedOperationId>
-    ? never
-    : { [P in keyof T]: Named<T[P]> }[keyof T];
 /** Fails to compile, naming the operation, when the document has an operation `API` leaves out. */
 type EveryOperationNamed<Missing extends never> = Missing;
 export type Unnamed = EveryOperationNamed<Exclude<OperationId, Named<typeof API>>>;
 
 /** Each method's dotted name and operation, e.g. `{name: 'contracts.get', operationId: 'getContractsId'}`. */
-export function methodNames(): { name: string; operationId: OperationId; paged: boolean }[] {
+export function methodNames(): {
+  name: string;
+  operationId: OperationId;
+  paged: boolean;
+  kind: 'call' | Kind;
+}[] {
   const walk = (node: object, prefix: string): ReturnType<typeof methodNames> =>
     Object.entries(node).flatMap(([key, value]) => {
       const name = `${prefix}${key}`;
-      if (typeof value === 'string') return [{ name, operationId: value as OperationId, paged: false }];
-      if (PAGED in value)
-        return [{ name, operationId: (value as Paged<PagedOperationId>)[PAGED], paged: true }];
+      if (typeof value === 'string')
+        return [{ name, operationId: value as OperationId, paged: false, kind: 'call' as const }];
+      if (isMarker(value))
+        return [{ name, operationId: value.id, paged: value[KIND] === 'paged', kind: value[KIND] }];
       return walk(value, `${name}.`);
     });
   return walk(API, '');
@@ -174,16 +206,7 @@ export class MarketIntel {
       ...options.headers,
     };
     if (options.apiKey) headers['x-api-key'] = options.apiKey;
-    this.transport = new Transport(
-      fetchFn,
-      {
-        maxRetries: options.maxRetries ?? 2,
-        retryDelayMs: options.retryDelayMs ?? 500,
-        maxRetryDelayMs: options.maxRetryDelayMs ?? 8_000,
-        timeoutMs: options.timeoutMs ?? 30_000,
-      },
-      headers,
-    );
+    this.transport = new Transport(fetchFn, { ...DEFAULT_POLICY, ...definedOnly(options) }, headers);
     const api = this.bind(API) as Api;
     this.health = api.health;
     this.openapi = api.openapi;
@@ -206,8 +229,10 @@ export class MarketIntel {
   }
 
   /** Calls an operation by its operationId (what every method does). */
-  request<K extends OperationId>(id: K, ...args: MethodArgs<K>): Promise<Result<K>> {
-    return this.call(id, args) as Promise<Result<K>>;
+  request<K extends OperationId>(id: K, ...args: ConditionalArgs<K>): ApiPromise<Conditional<Result<K>>>;
+  request<K extends OperationId>(id: K, ...args: MethodArgs<K>): ApiPromise<Result<K>>;
+  request(id: OperationId, ...args: unknown[]): ApiPromise<unknown> {
+    return this.call(id, args);
   }
 
   /** Every item of every page of a paged operation, fetching each page when the previous one is used up. */
@@ -218,23 +243,49 @@ export class MarketIntel {
     return this.pages(id, args) as AsyncGenerator<Item<K>, void, undefined>;
   }
 
-  private async call(id: OperationId, args: readonly unknown[]): Promise<unknown> {
+  private call(id: OperationId, args: readonly unknown[]): ApiPromise<unknown> {
     const info: OperationInfo = operations[id];
-    const call = this.split(info, args);
-    const response = await this.transport.send(info.method, this.url(info, call), call.body, call.options);
-    return parse(info, response);
+    const call = splitArgs(info, args);
+    const send = async (): Promise<WithResponse<unknown>> => {
+      const answer = await this.transport.send(info.method, this.url(info, call), call.body, call.options);
+      const data = parse(info, answer);
+      if (!call.options.ifNoneMatch) return { data, response: answer.meta };
+      const { etag } = answer.meta;
+      const result: Conditional<unknown> =
+        answer.meta.status === 304 ? { notModified: true, etag } : { notModified: false, data, etag };
+      return { data: result, response: answer.meta };
+    };
+    return apiPromise(send());
+  }
+
+  /** An export's answer once its headers are in (retried like any GET until then), its body unread. */
+  private async exportBody(id: OperationId, args: readonly unknown[]): Promise<ExportBody<unknown>> {
+    const info: OperationInfo = operations[id];
+    const [query = {}, options = {}] = args as [Record<string, unknown>?, RequestOptions?];
+    const call = { path: [], query: { ...query, format: query.format ?? 'csv' }, options };
+    const answer = await this.transport.send(info.method, this.url(info, call), undefined, options, true);
+    if (answer.body === null)
+      throw new TypeError(`${info.path} answered ${answer.meta.status} without a body`);
+    return new ExportBody(answer.meta, answer.body, options.signal);
+  }
+
+  private async *exportRows(
+    id: OperationId,
+    args: readonly unknown[],
+  ): AsyncGenerator<unknown, void, undefined> {
+    yield* (await this.exportBody(id, args)).rows();
   }
 
   private async *pages(id: OperationId, args: readonly unknown[]): AsyncGenerator<unknown, void, undefined> {
     const info: OperationInfo = operations[id];
-    const call = this.split(info, args);
+    const call = splitArgs(info, args);
     let url: string | null = this.url(info, call);
     while (url !== null) {
-      const response: RawResponse = await this.transport.send(info.method, url, undefined, call.options);
-      const page = parse(info, response);
+      const answer: Answer = await this.transport.send(info.method, url, undefined, call.options);
+      const page = parse(info, answer);
       yield* pageItems(page);
       if (info.paging === 'link') {
-        const next = nextLink(response.headers.get('link'));
+        const next = nextLink(answer.meta.headers.get('link'));
         url = next === null ? null : followLink(next, this.baseUrl);
       } else {
         const query = nextPageQuery(call.query, page, info.query.includes('offset'));
@@ -244,48 +295,26 @@ export class MarketIntel {
   }
 
   private bind(node: object): object {
+    const methods: Record<Kind, (id: OperationId, args: unknown[]) => unknown> = {
+      paged: (id, args) => this.pages(id, args),
+      stream: (id, args) => this.exportBody(id, args),
+      rows: (id, args) => this.exportRows(id, args),
+    };
     return Object.fromEntries(
       Object.entries(node).map(([key, value]) => {
         if (typeof value === 'string') {
           return [key, (...args: unknown[]) => this.call(value as OperationId, args)];
         }
-        if (PAGED in value) {
-          const id = (value as Paged<PagedOperationId>)[PAGED];
-          return [key, (...args: unknown[]) => this.pages(id, args)];
+        if (isMarker(value)) {
+          const method = methods[value[KIND]];
+          return [key, (...args: unknown[]) => method(value.id, args)];
         }
         return [key, this.bind(value)];
       }),
     );
   }
 
-  /** Positional arguments: path parameters, then the body (if any), the query (if any), the options. */
-  private split(info: OperationInfo, args: readonly unknown[]) {
-    const path = args.slice(0, info.pathParams.length);
-    let next = info.pathParams.length;
-    const body = info.body === 'none' ? undefined : args[next++];
-    const query = info.query.length > 0 ? ((args[next++] ?? {}) as Record<string, unknown>) : {};
-    const options = (args[next] ?? {}) as RequestOptions;
-    return { path, body: body === undefined ? undefined : JSON.stringify(body), query, options };
-  }
-
   private url(info: OperationInfo, call: { path: unknown[]; query: Record<string, unknown> }): string {
-    let index = 0;
-    const path = info.path.replace(/\{[^}]+\}/g, (param) => {
-      const value = call.path[index++];
-      if (value === undefined || value === null || value === '') throw new TypeError(`${param} is required`);
-      return encodeURIComponent(String(value));
-    });
-    const search = new URLSearchParams();
-    for (const [key, value] of Object.entries(call.query)) {
-      if (value !== undefined && value !== null) search.set(key, String(value));
-    }
-    const qs = search.toString();
-    return `${this.baseUrl}${path}${qs ? `?${qs}` : ''}`;
+    return `${this.baseUrl}${pathAndQuery(info, call)}`;
   }
-}
-
-function parse(info: OperationInfo, response: RawResponse): unknown {
-  if (info.response === 'text') return response.text;
-  if (info.response === 'none' || response.text === '') return undefined;
-  return JSON.parse(response.text);
 }

@@ -21,7 +21,9 @@ export type WebhookHeaders =
   | Record<string, string | string[] | undefined>;
 
 export interface VerifyWebhookOptions {
-  /** Largest accepted |now − t| in seconds (default 300). */
+  /** Largest accepted |now − t| in seconds (default 300); the name the API docs and the server's helper use. */
+  toleranceSec?: number;
+  /** @deprecated Use `toleranceSec` (same meaning); kept for code written against 0.1.0. */
   tolerance?: number;
   /** The receiver's clock: a Date or milliseconds since the epoch (default now). */
   now?: Date | number;
@@ -92,7 +94,7 @@ export function verifyWebhook(
   }
   const timestamp = Number(t);
   const now = options.now === undefined ? Date.now() : Number(options.now);
-  const tolerance = options.tolerance ?? DEFAULT_TOLERANCE_SEC;
+  const tolerance = options.toleranceSec ?? options.tolerance ?? DEFAULT_TOLERANCE_SEC;
   if (Math.abs(now / 1000 - timestamp) > tolerance) {
     return {
       ok: false,

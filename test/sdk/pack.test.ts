@@ -30,6 +30,9 @@ let apiKey: string;
 let dir: string;
 let app: string;
 
+/** TypeScript 5 (the devDependency `typescript5`, an alias of typescript@5): what most consumers still run. */
+const TSC5 = path.join(ROOT, 'node_modules/typescript5/bin/tsc');
+
 const run = (command: string, args: string[], cwd: string, env: Record<string, string> = {}) =>
   execFileSync(command, args, {
     cwd,
@@ -47,6 +50,67 @@ const run = (command: string, args: string[], cwd: string, env: Record<string, s
 const runAsync = async (command: string, args: string[], cwd: string, env: Record<string, string>) =>
   (await promisify(execFile)(command, args, { cwd, encoding: 'utf8', env: { ...process.env, ...env } }))
     .stdout;
+
+/**
+ * A consumer of the main APIs, old and new: each `@ts-expect-error` pins a mistake the types must catch
+ * (an unused one fails the compile too).
+ */
+const CONSUMER = `
+import {
+  MarketIntel, NotFoundError, RateLimitError, UnprocessableEntityError, constructEvent, verifyWebhook,
+  type Conditional, type ErrorCode, type ExportCsvRow, type GetEventsResponse, type ResponseMeta,
+  type ServiceErrorCode,
+} from '@market-intel/sdk';
+
+const client = new MarketIntel({ apiKey: 'iv_test_x', maxRetries: 1, maxRetryDelayMs: 2000, retryBudgetMs: 5000 });
+const page: GetEventsResponse = await client.events.list({ ticker: 'LMT', limit: 5 });
+const score: number | undefined = page.data[0]?.signal?.signal_score;
+for await (const bar of client.benchmarks.iterate({ ticker: 'SPY' })) console.log(bar.close);
+
+const { data, response }: { data: GetEventsResponse; response: ResponseMeta } = await client.events
+  .list({ limit: 1 })
+  .withResponse();
+const requestId: string | null = response.requestId;
+const remaining: number | undefined = response.rateLimit?.remaining;
+
+const etag = response.etag ?? '*';
+const conditional: Conditional<GetEventsResponse> = await client.events.list({ limit: 1 }, { ifNoneMatch: etag });
+if (conditional.notModified) console.log('unchanged', conditional.etag);
+else console.log(conditional.data.data.length, conditional.etag);
+// @ts-expect-error a Conditional has no data until it is known to be modified
+console.log(conditional.data);
+
+for await (const row of client.events.exportRows({ format: 'ndjson', ticker: 'LMT' })) console.log(row.contract.id);
+for await (const row of client.signals.exportRows({ min_score: 80 })) {
+  const csv: ExportCsvRow = row;
+  console.log(csv.contract_id, csv.description);
+  // @ts-expect-error CSV rows have the export's columns only
+  console.log(row.contract);
+}
+const exported = await client.events.exportStream({ format: 'csv' });
+const exportId: string | null = exported.response.requestId;
+for await (const chunk of exported) console.log(chunk.byteLength);
+const text: string = await client.events.export({ format: 'csv', limit: 10 });
+// @ts-expect-error only csv and ndjson exist
+client.events.exportRows({ format: 'xml' });
+
+const code: ServiceErrorCode = 'idempotency_key_reused';
+const anyCode: ErrorCode = 'connection_error';
+const error: unknown = null;
+if (error instanceof RateLimitError) console.log(error.retryAfter, error.headers?.get('retry-after'));
+if (error instanceof NotFoundError) console.log(error.param ?? 'no param', error.requestId);
+const byId = await client.request('getEvents', { limit: 1 }, { ifNoneMatch: etag });
+const byIdCount: number | null = byId.notModified ? null : byId.data.data.length;
+const kinds = [NotFoundError, UnprocessableEntityError].map((k) => k.name);
+
+const checked = verifyWebhook('{}', 't=1,v1=00', 'whsec_x', { toleranceSec: 600 });
+const event = () => constructEvent('{}', {}, 'whsec_x', { toleranceSec: 600, now: new Date() });
+// @ts-expect-error \`tickr\` is not a parameter of events
+await client.events.list({ tickr: 'LMT' });
+// @ts-expect-error a contract id is required
+await client.contracts.get();
+export { score, byIdCount, data, requestId, remaining, exportId, text, code, anyCode, kinds, checked, event };
+`;
 
 /** The first ```js block of sdk/README.md: the example the READMEs show. */
 function readmeExample(): string {
@@ -75,10 +139,10 @@ describe('the packed SDK', () => {
 
   let tarball: string;
 
-  test('builds with tsc and packs only dist/, README.md and package.json', () => {
+  test('builds with tsc and packs only dist/, README.md, LICENSE and package.json', () => {
     const pkg = path.join(dir, 'pkg');
     mkdirSync(pkg);
-    for (const file of ['package.json', 'README.md'])
+    for (const file of ['package.json', 'README.md', 'LICENSE'])
       copyFileSync(path.join(SDK, file), path.join(pkg, file));
     run(TSC, ['-p', path.join(SDK, 'tsconfig.json'), '--outDir', path.join(pkg, 'dist')], ROOT);
     const [packed] = JSON.parse(
@@ -91,6 +155,7 @@ describe('the packed SDK', () => {
     tarball = path.join(dir, packed.filename);
     const files = packed.files.map((f) => f.path).sort();
     for (const expected of [
+      'LICENSE',
       'README.md',
       'dist/index.d.ts',
       'dist/index.js',
@@ -100,7 +165,7 @@ describe('the packed SDK', () => {
       assert.ok(files.includes(expected), `${expected} is packed`);
     }
     assert.deepEqual(
-      files.filter((f) => !f.startsWith('dist/') && f !== 'README.md' && f !== 'package.json'),
+      files.filter((f) => !f.startsWith('dist/') && !['README.md', 'LICENSE', 'package.json'].includes(f)),
       [],
     );
     assert.ok(
@@ -170,6 +235,48 @@ describe('the packed SDK', () => {
     } catch (error) {
       const { stdout, stderr } = error as { stdout?: string; stderr?: string };
       assert.fail(`the consumer does not compile as expected:\n${stdout ?? ''}${stderr ?? ''}`);
+    }
+  });
+
+  test('a strict nodenext TypeScript 5 project compiles against the tarball, new APIs included', () => {
+    assert.ok(
+      existsSync(TSC5),
+      `TypeScript 5 not found at ${TSC5}: npm install -D typescript5@npm:typescript@5`,
+    );
+    assert.match(run(process.execPath, [TSC5, '--version'], ROOT), /^Version 5\./);
+    const project = path.join(dir, 'ts5');
+    mkdirSync(project);
+    writeFileSync(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'ts5', private: true, type: 'module' }),
+    );
+    run('npm', ['install', '--offline', '--no-audit', '--no-fund', tarball], project);
+    writeFileSync(path.join(project, 'consumer.ts'), CONSUMER);
+    writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2022',
+          module: 'nodenext',
+          moduleResolution: 'nodenext',
+          strict: true,
+          noEmit: true,
+          typeRoots: [path.join(ROOT, 'node_modules/@types')],
+          types: ['node'],
+        },
+        files: ['consumer.ts'],
+      }),
+    );
+    for (const [name, command, args] of [
+      ['TypeScript 5', process.execPath, [TSC5]],
+      ['TypeScript 7', TSC, []],
+    ] as const) {
+      try {
+        run(command, [...args, '-p', project], project);
+      } catch (error) {
+        const { stdout, stderr } = error as { stdout?: string; stderr?: string };
+        assert.fail(`${name}: the consumer does not compile as expected:\n${stdout ?? ''}${stderr ?? ''}`);
+      }
     }
   });
 });

@@ -7,7 +7,14 @@ import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, beforeEach, describe, test } from 'node:test';
-import { ConnectionError, MarketIntel, RateLimitError, ServerError } from '../../sdk/src/index.ts';
+import {
+  ConflictError,
+  ConnectionError,
+  MarketIntel,
+  RateLimitError,
+  ServerError,
+  ServiceUnavailableError,
+} from '../../sdk/src/index.ts';
 import { backoffMs } from '../../sdk/src/transport.ts';
 
 type Step = (req: IncomingMessage, res: ServerResponse) => void;
@@ -61,7 +68,7 @@ describe('retries', () => {
   test('a 429 is retried after its Retry-After seconds, then succeeds', async () => {
     script = [envelope(429, 'rate_limited', { 'retry-after': '1' }), health];
     const started = Date.now();
-    const result = await client().health.live();
+    const result = await client({ maxRetryDelayMs: 1000 }).health.live();
     assert.deepEqual(result, { ok: true });
     assert.equal(seen.length, 2);
     assert.ok(Date.now() - started >= 1000, 'waited the second Retry-After asked for');
@@ -158,13 +165,84 @@ describe('retries', () => {
   });
 
   test('aborting stops the wait between attempts', async () => {
-    script = [envelope(429, 'rate_limited', { 'retry-after': '30' })];
     const controller = new AbortController();
-    setTimeout(() => controller.abort(new Error('stop')), 100);
+    const refuse = envelope(429, 'rate_limited', { 'retry-after': '30' });
+    // Aborted once the answer is out, so the client is in its wait (not still sending) however loaded the machine.
+    script = [
+      (req, res) => {
+        res.once('finish', () => setTimeout(() => controller.abort(new Error('stop')), 50));
+        refuse(req, res);
+      },
+    ];
     const started = Date.now();
-    await assert.rejects(client().health.live({ signal: controller.signal }), /stop/);
+    const patient = client({ maxRetryDelayMs: 60_000, retryBudgetMs: 60_000 });
+    await assert.rejects(patient.health.live({ signal: controller.signal }), /stop/);
     assert.ok(Date.now() - started < 5000);
     assert.equal(seen.length, 1);
+  });
+});
+
+describe('capped waits', () => {
+  test('a Retry-After above maxRetryDelayMs (8 s by default) is not waited for: the error comes at once', async () => {
+    script = [envelope(429, 'rate_limited', { 'retry-after': '60' }), health];
+    const started = Date.now();
+    const defaults = new MarketIntel({ apiKey: 'iv_test_x', baseUrl });
+    const error = await defaults.health.live().catch((e: unknown) => e);
+    assert.ok(error instanceof RateLimitError);
+    assert.equal(error.retryAfter, 60);
+    assert.equal(seen.length, 1, 'no second request');
+    assert.ok(Date.now() - started < 5000, `${Date.now() - started} ms`);
+  });
+
+  test('the waits of one call stay within retryBudgetMs: the retry that would exceed it is not made', async () => {
+    const unavailable = envelope(503, 'unavailable', { 'retry-after': '1' });
+    script = [unavailable, unavailable, unavailable, health];
+    const error = await client({ maxRetries: 5, maxRetryDelayMs: 2000, retryBudgetMs: 1500 })
+      .health.live()
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof ServiceUnavailableError);
+    assert.ok(error instanceof ServerError);
+    assert.equal(seen.length, 2, 'one wait of 1 s fits in 1.5 s, a second does not');
+  });
+
+  test('a per-request budget of 0 turns the waits off', async () => {
+    script = [envelope(503, 'unavailable'), health];
+    await assert.rejects(client().health.live({ retryBudgetMs: 0 }), ServiceUnavailableError);
+    assert.equal(seen.length, 1);
+  });
+});
+
+describe('what is retried', () => {
+  const inProgress = envelope(409, 'idempotency_in_progress', { 'retry-after': '0' });
+
+  test('409 idempotency_in_progress is retried for a POST with an Idempotency-Key', async () => {
+    script = [inProgress, json(200, { signal: { id: 's' } })];
+    const result = await client().contracts.score('C1', {}, { idempotencyKey: 'score-C1-2' });
+    assert.deepEqual(result, { signal: { id: 's' } });
+    assert.deepEqual(
+      seen.map((s) => s.headers['idempotency-key']),
+      ['score-C1-2', 'score-C1-2'],
+    );
+  });
+
+  test('409 idempotency_in_progress without a key, and a plain 409 conflict with one, are final', async () => {
+    script = [inProgress, health];
+    await assert.rejects(client().health.live(), ConflictError);
+    assert.equal(seen.length, 1);
+    seen.length = 0;
+    script = [envelope(409, 'conflict'), json(200, {})];
+    const error = await client()
+      .contracts.score('C1', {}, { idempotencyKey: 'k' })
+      .catch((e: unknown) => e);
+    assert.ok(error instanceof ConflictError);
+    assert.equal(error.code, 'conflict');
+    assert.equal(seen.length, 1);
+  });
+
+  test('a 408 is retried like a 5xx', async () => {
+    script = [envelope(408, 'request_timeout'), health];
+    assert.deepEqual(await client().health.live(), { ok: true });
+    assert.equal(seen.length, 2);
   });
 });
 

@@ -8,6 +8,7 @@ import { after, before, describe, test } from 'node:test';
 import {
   constructEvent,
   MarketIntel,
+  type VerifyWebhookOptions,
   verifyWebhook,
   type WebhookEventPayload,
   WebhookVerificationError,
@@ -98,13 +99,15 @@ describe('verifying a real delivery', () => {
     assert.deepEqual(result.ok ? null : result.reason, 'signature_mismatch');
   });
 
-  test('a stale delivery is refused past the tolerance, accepted within a wider one', () => {
+  test('a stale delivery is refused past the tolerance, accepted within a wider toleranceSec', () => {
     const inTenMinutes = Date.now() + 10 * 60_000;
     const stale = verifyWebhook(delivery.body, delivery.headers, secret, { now: inTenMinutes });
     assert.deepEqual(stale.ok ? null : stale.reason, 'timestamp_out_of_tolerance');
-    assert.ok(
-      verifyWebhook(delivery.body, delivery.headers, secret, { now: inTenMinutes, tolerance: 900 }).ok,
-    );
+    const within = (options: VerifyWebhookOptions) =>
+      verifyWebhook(delivery.body, delivery.headers, secret, { now: inTenMinutes, ...options }).ok;
+    assert.ok(within({ toleranceSec: 900 }), 'the documented name');
+    assert.ok(within({ tolerance: 900 }), 'the deprecated 0.1.0 name still works');
+    assert.equal(within({ toleranceSec: 60, tolerance: 900 }), false, 'toleranceSec wins');
   });
 
   test('a missing or malformed header is refused before any HMAC', () => {
