@@ -53,15 +53,16 @@ export async function sendTestEvent(
 }
 
 /**
- * A new signing secret, returned here only. For `overlapMs` (default the configured overlap, 0 for
- * none) deliveries are signed with the replaced secret too, so receivers can switch without a gap.
+ * A new signing secret, returned here only. For `overlapSeconds` (default the configured overlap, 0
+ * for none) deliveries are signed with the replaced secret too, so receivers can switch without a gap.
  */
 export async function rotateSecret(
   ctx: WebhookContext,
   id: string,
   owner: string | null,
-  overlapMs: number = ctx.secretOverlapMs,
+  overlapSeconds?: number,
 ): Promise<{ webhook: Webhook; secret: string }> {
+  const overlapMs = overlapSeconds === undefined ? ctx.secretOverlapMs : overlapSeconds * 1000;
   const secret = generateSecret();
   const sealedSecret = sealSecret(secret, id, ctx.secretKey);
   const webhook = await replaceSecret(ctx.db, { id, owner, sealedSecret, overlapMs });

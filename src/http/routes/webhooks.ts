@@ -163,8 +163,6 @@ export function handleTest(ctx: WebhookContext, owner: Owner): Handler<One['test
 
 export function handleRotate(ctx: WebhookContext, owner: Owner): Handler<One['rotate']> {
   return async (request) => {
-    const seconds = request.body?.overlap_seconds;
-    const overlapMs = seconds === undefined ? undefined : seconds * 1000;
-    return rotateSecret(ctx, request.params.id, owner(request), overlapMs);
+    return rotateSecret(ctx, request.params.id, owner(request), request.body?.overlap_seconds);
   };
 }
