@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { access, secret } from '../../http/access.ts';
-import { optionalBody } from '../../http/routes/webhooks.ts';
+import { rotationBody } from '../../http/routes/webhooks.ts';
 import { RotateSecretBody } from '../../http/schemas/webhooks.ts';
 import { signedIn } from '../../http/session-auth.ts';
 import type { App, Services } from '../../http/types.ts';
@@ -69,7 +69,7 @@ export function registerWebhooks(app: App, { webhooks }: Services): void {
     {
       config: secret(access.user),
       schema: { params: Id, body: RotateSecretBody },
-      preValidation: optionalBody,
+      preValidation: rotationBody,
     },
     async (request) => {
       return rotateSecret(

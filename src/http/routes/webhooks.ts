@@ -77,7 +77,7 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
   );
   app.post(
     '/api/v1/webhooks/:id/rotate-secret',
-    { config: idempotent(secret(access.write)), schema: one.rotate, preValidation: optionalBody },
+    { config: idempotent(secret(access.write)), schema: one.rotate, preValidation: rotationBody },
     handleRotate(ctx, keyOwner),
   );
   app.get(
@@ -97,9 +97,18 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
   );
 }
 
-/** A POST whose body is optional: none is `{}` (every member optional), so `curl -X POST` works. */
-export function optionalBody(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+/**
+ * The rotation's optional body: none is `{}`, so `curl -X POST` works. `overlap_seconds` must be a JSON
+ * integer as sent: the validator coerces types, and `null` or `false` would become 0 — an overlap the
+ * caller never asked for, dropping the old secret at once.
+ */
+export function rotationBody(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) {
   request.body ??= {};
+  const body = request.body as Record<string, unknown>;
+  const overlap = typeof body === 'object' && body !== null ? body.overlap_seconds : undefined;
+  if (overlap !== undefined && !Number.isInteger(overlap)) {
+    return done(errors.invalidBody('field "overlap_seconds" must be an integer'));
+  }
   done();
 }
 
