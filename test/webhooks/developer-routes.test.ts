@@ -31,7 +31,10 @@ after(async () => {
   await db.close();
 });
 
-async function owner(plan: 'developer' | 'free' = 'developer', scopes = ['read', 'write']) {
+async function owner(
+  plan: 'developer' | 'free' = 'developer',
+  scopes: ('read' | 'write')[] = ['read', 'write'],
+) {
   const key = await makeKey(db, { plan, scopes });
   return { ...key, client: withKey(app, key.raw) };
 }

@@ -242,7 +242,9 @@ export function oneWebhookSchemas(tag: 'webhooks' | 'admin') {
       params: IdParams('Webhook'),
       querystring: Query({}),
       headers: IdempotencyHeaders,
-      body: Type.Optional(RotateSecretBody),
+      body: RotateSecretBody,
+      // None at all is `{}` (routes/webhooks.ts rotationBody).
+      'x-optional-body': true,
       response: { 200: NewWebhookResponse, ...errorResponses(400, 404, 409) },
     },
     resend: {
