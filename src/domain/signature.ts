@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures (docs/API.md "Verifying deliveries"): `X-Service-Signature: t=<unix seconds>,v1=<hex>`
+ * Webhook signatures (docs/API.md "Verifying a delivery"): `X-Service-Signature: t=<unix seconds>,v1=<hex>`
  * where v1 is HMAC-SHA256(secret, `${t}.${rawBody}`). The same scheme as Stripe's, so Stripe's verifier
  * accepts it; during a secret rotation's overlap window the header carries one `v1` per secret
  * (`t=…,v1=<new>,v1=<old>`), as Stripe's does while an endpoint has an expiring secret.
