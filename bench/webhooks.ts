@@ -88,6 +88,7 @@ async function setup(db: Db): Promise<{ contractId: string }> {
     policy: new TargetPolicy(config.webhookAllowCidrs),
     resolve: async () => [],
     now: () => new Date(),
+    secretOverlapMs: 0,
   };
   for (let i = 0; i < HOOKS; i++)
     await createWebhook(ctx, { userId: user.id, url: `${receiver.url}/hook/${i}` });
@@ -203,6 +204,7 @@ async function isolation(db: Db, contractId: string): Promise<string[][]> {
     policy: new TargetPolicy(config.webhookAllowCidrs),
     resolve: async () => [],
     now: () => new Date(),
+    secretOverlapMs: 0,
   };
   for (let i = 0; i < HANGING; i++)
     await createWebhook(ctx, { userId: user?.user_id ?? '', url: `${receiver.url}/hang/${i}` });

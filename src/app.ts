@@ -209,6 +209,7 @@ function webhookContext(config: Config, db: Db, now: () => Date, resolve: HostRe
     policy: new TargetPolicy(config.webhookAllowCidrs),
     resolve,
     now,
+    secretOverlapMs: config.webhookSecretOverlapMs,
   };
 }
 

@@ -33,6 +33,8 @@ export interface Config {
    */
   corsOrigins: string[];
   webhookCaFile: string | null;
+  /** After a secret rotation, how long deliveries are signed with the previous secret too (default 24 h). */
+  webhookSecretOverlapMs: number;
   usaspendingBaseUrl: string;
   /** Where `ingest announcements --from/--to` asks for DoD's daily contracts pages (DOD_CONTRACTS_BASE_URL). */
   dodContractsBaseUrl: string;
@@ -218,6 +220,10 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowCidrs: cidrs(env, 'WEBHOOK_ALLOW_CIDRS'),
     corsOrigins: origins(env, 'CORS_ORIGINS'),
     webhookCaFile: text(env, 'WEBHOOK_CA_FILE'),
+    webhookSecretOverlapMs: oneDuration(
+      text(env, 'WEBHOOK_SECRET_OVERLAP') ?? '24h',
+      'WEBHOOK_SECRET_OVERLAP',
+    ),
     usaspendingBaseUrl:
       url(env, 'USASPENDING_BASE_URL', ['http:', 'https:']) ?? 'https://api.usaspending.gov',
     dodContractsBaseUrl: url(env, 'DOD_CONTRACTS_BASE_URL', ['http:', 'https:']) ?? DEFAULT_DOD_BASE_URL,

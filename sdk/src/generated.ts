@@ -397,7 +397,7 @@ export interface NewKeyResponse {
 
 export interface NewWebhookResponse {
   webhook: Webhook;
-  /** The signing secret. Shown once: rotate by deleting and creating again. */
+  /** The signing secret, `whsec_` and base64: shown once. Pass it as is to our SDK, to Stripe’s verifier and to the Standard Webhooks ones. Rotate it with POST /api/v1/webhooks/{id}/rotate-secret. */
   secret: string;
 }
 
@@ -577,7 +577,12 @@ export interface Signal {
 }
 
 export interface SignalCreatedEvent {
-  event: WebhookEvent;
+  /**
+   * The event id, as in `webhook-id` but covered by the signatures: the same on every attempt and resend of this delivery, and for one new signal the same at each of your webhooks it is sent to.
+   * @format uuid
+   */
+  id: string;
+  event: "signal.created";
   /**
    * The delivery id, as in X-Service-Delivery but covered by the signature: the same on every attempt and resend of this delivery. De-duplicate on this one (and refuse a request whose header differs).
    * @format uuid
@@ -689,9 +694,10 @@ export interface Webhook {
   failing_since: string | null;
   retry_at: string | null;
   suspended_at: string | null;
+  previous_secret_expires_at: string | null;
 }
 
-export type WebhookEvent = "signal.created";
+export type WebhookEvent = "signal.created" | "webhook.test";
 
 export interface WebhookList {
   data: Webhook[];
@@ -700,6 +706,32 @@ export interface WebhookList {
 
 export interface WebhookResponse {
   webhook: Webhook;
+}
+
+export interface WebhookTestEvent {
+  /**
+   * The event id, as in `webhook-id` but covered by the signatures: the same on every attempt and resend of this delivery, and for one new signal the same at each of your webhooks it is sent to.
+   * @format uuid
+   */
+  id: string;
+  event: "webhook.test";
+  /**
+   * The delivery id, as in X-Service-Delivery but covered by the signature: the same on every attempt and resend of this delivery. De-duplicate on this one (and refuse a request whose header differs).
+   * @format uuid
+   */
+  delivery_id: string;
+  /** Names the webhook tested; no signal. */
+  data: {
+    /**
+     * The webhook the test was sent to.
+     * @format uuid
+     */
+    webhook_id: string;
+  };
+  /** When the test was requested, in milliseconds since the epoch. */
+  ts: number;
+  /** Always true: a test event, not a market event. */
+  test: true;
 }
 
 export interface WeeklyPrice {
@@ -1137,11 +1169,23 @@ export interface PostWebhooksBody {
 /** POST /api/v1/webhooks: Register a webhook; the signing secret is in `secret`, once */
 export type PostWebhooksResponse = NewWebhookResponse;
 
-/** DELETE /api/v1/webhooks/{id}: Delete a webhook (its deliveries stay listed); rotate a secret by deleting and creating */
+/** DELETE /api/v1/webhooks/{id}: Delete a webhook (its deliveries stay listed) */
 export type DeleteWebhooksIdResponse = WebhookResponse;
 
 /** POST /api/v1/webhooks/{id}/enable: Re-enable a suspended or backed-off webhook: its failure streak is cleared and its waiting deliveries are due now */
 export type PostWebhooksIdEnableResponse = WebhookResponse;
+
+/** POST /api/v1/webhooks/{id}/test: Send a `webhook.test` event (marked `test: true`): signed and delivered like any event; returns its delivery */
+export type PostWebhooksIdTestResponse = DeliveryResponse;
+
+/** Body of POST /api/v1/webhooks/{id}/rotate-secret: Rotate the signing secret: the new one is in `secret`, once; the old one still signs during the overlap window */
+export interface PostWebhooksIdRotateSecretBody {
+  /** How long deliveries are still signed with the replaced secret as well (default WEBHOOK_SECRET_OVERLAP, 24 h); 0 drops it at once. */
+  overlap_seconds?: number;
+}
+
+/** POST /api/v1/webhooks/{id}/rotate-secret: Rotate the signing secret: the new one is in `secret`, once; the old one still signs during the overlap window */
+export type PostWebhooksIdRotateSecretResponse = NewWebhookResponse;
 
 /** Query of GET /api/v1/webhooks/{id}/deliveries: A webhook's deliveries, newest first */
 export interface GetWebhooksIdDeliveriesQuery {
@@ -1474,6 +1518,22 @@ export interface Operations {
     query: never;
     body: never;
     response: PostWebhooksIdEnableResponse;
+  };
+  postWebhooksIdTest: {
+    method: 'POST';
+    path: "/api/v1/webhooks/{id}/test";
+    args: [id: string];
+    query: never;
+    body: never;
+    response: PostWebhooksIdTestResponse;
+  };
+  postWebhooksIdRotateSecret: {
+    method: 'POST';
+    path: "/api/v1/webhooks/{id}/rotate-secret";
+    args: [id: string, body?: PostWebhooksIdRotateSecretBody];
+    query: never;
+    body: PostWebhooksIdRotateSecretBody;
+    response: PostWebhooksIdRotateSecretResponse;
   };
   getWebhooksIdDeliveries: {
     method: 'GET';
@@ -1840,6 +1900,24 @@ export const operations = {
     response: 'json',
     paging: null,
   },
+  postWebhooksIdTest: {
+    method: 'POST',
+    path: "/api/v1/webhooks/{id}/test",
+    pathParams: ["id"],
+    query: [],
+    body: 'none',
+    response: 'json',
+    paging: null,
+  },
+  postWebhooksIdRotateSecret: {
+    method: 'POST',
+    path: "/api/v1/webhooks/{id}/rotate-secret",
+    pathParams: ["id"],
+    query: [],
+    body: 'optional',
+    response: 'json',
+    paging: null,
+  },
   getWebhooksIdDeliveries: {
     method: 'GET',
     path: "/api/v1/webhooks/{id}/deliveries",
@@ -1937,4 +2015,5 @@ export type OperationId = keyof typeof operations;
 /** Webhook payloads the document declares, by event name (empty when it declares none). */
 export interface WebhookPayloads {
   "signal.created": SignalCreatedEvent;
+  "webhook.test": WebhookTestEvent;
 }

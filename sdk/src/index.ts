@@ -112,6 +112,8 @@ const API = {
     create: 'postWebhooks',
     delete: 'deleteWebhooksId',
     enable: 'postWebhooksIdEnable',
+    test: 'postWebhooksIdTest',
+    rotateSecret: 'postWebhooksIdRotateSecret',
     deliveries: {
       list: 'getWebhooksIdDeliveries',
       iterate: paged('getWebhooksIdDeliveries'),

@@ -1,6 +1,7 @@
 /**
  * Receiving webhooks: a delivery is a POST with `X-Service-Signature: t=<unix seconds>,v1=<hex>`, where
- * v1 is HMAC-SHA256(secret, `${t}.${rawBody}`) (Stripe's scheme). Verify the raw bytes as received,
+ * v1 is HMAC-SHA256(secret, `${t}.${rawBody}`) (Stripe's scheme); during a secret rotation's overlap
+ * window it carries one `v1` per secret, and either secret verifies. Verify the raw bytes as received,
  * before any JSON parsing, then trust the event.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
@@ -12,7 +13,7 @@ export const DELIVERY_HEADER = 'x-service-delivery';
 /** The largest accepted |now − t| in seconds unless told otherwise. */
 export const DEFAULT_TOLERANCE_SEC = 300;
 
-const PATTERN = /^t=(\d+),v1=([0-9a-f]{64})$/;
+const PATTERN = /^t=(\d+)((?:,v1=[0-9a-f]{64}){1,4})$/;
 
 /** The signature header itself, a fetch `Headers`, or node's `req.headers`. */
 export type WebhookHeaders =
@@ -87,9 +88,10 @@ export function verifyWebhook(
       message: 'signature header is not t=<digits>,v1=<64 hex>',
     };
   }
-  const [, t, v1] = match;
+  const [, t, signatures] = match;
   const expected = createHmac('sha256', secret).update(`${t}.`).update(payload).digest();
-  if (!timingSafeEqual(Buffer.from(v1, 'hex'), expected)) {
+  const given = signatures.split(',v1=').slice(1);
+  if (!given.some((v1) => timingSafeEqual(Buffer.from(v1, 'hex'), expected))) {
     return { ok: false, reason: 'signature_mismatch', message: 'signature does not match the payload' };
   }
   const timestamp = Number(t);

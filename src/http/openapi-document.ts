@@ -1,11 +1,11 @@
 /**
  * The last pass over the generated OpenAPI document (@fastify/swagger's `transformObject`): named
  * schemas become `$ref`s to components, response headers refer to `components.headers`, every
- * operation gets its examples, and the `signal.created` webhook is described.
+ * operation gets its examples, and the webhook events are described.
  */
 import { ComponentIndex, reachable } from './openapi-components.ts';
 import { HEADERS, OPTIONAL } from './openapi-headers.ts';
-import { signalCreatedWebhook } from './openapi-webhooks.ts';
+import { webhookOperations } from './openapi-webhooks.ts';
 import { ByMediaType, errorExample, operationExamples } from './schemas/examples.ts';
 
 type Json = Record<string, unknown>;
@@ -23,7 +23,9 @@ interface Response {
 
 interface Operation {
   operationId?: string;
-  requestBody?: { content?: Record<string, Media> };
+  requestBody?: { required?: boolean; content?: Record<string, Media> };
+  /** Set on a route schema whose body may be left out (it then means `{}`); not kept in the document. */
+  'x-optional-body'?: boolean;
   responses?: Record<string, Response>;
 }
 
@@ -87,6 +89,8 @@ function finishResponse(
 
 function finishOperation(index: ComponentIndex, path: string, op: Operation): void {
   const examples = operationExamples(op.operationId ?? '');
+  if (op['x-optional-body'] && op.requestBody) op.requestBody.required = false;
+  delete op['x-optional-body'];
   for (const media of Object.values(op.requestBody?.content ?? {})) {
     if (examples?.request !== undefined) media.example = examples.request;
   }
@@ -116,7 +120,7 @@ export function finishDocument(doc: Document): Document {
   for (const [name, schema] of Object.entries(schemas)) {
     components[name] = index.hoist(schema, true) as Json;
   }
-  doc.webhooks = signalCreatedWebhook();
+  doc.webhooks = webhookOperations();
   doc.components = {
     ...doc.components,
     schemas: keepReachable(doc, components),

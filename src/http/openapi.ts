@@ -17,7 +17,7 @@ const TAGS: Record<string, string> = {
   meta: 'Health and this document; no key required.',
   account: "The calling key's own usage.",
   webhooks:
-    "Signed `signal.created` pushes to the key owner's HTTPS endpoints, their deliveries and attempts.",
+    "Signed `signal.created` pushes to the key owner's HTTPS endpoints, their deliveries and attempts, test events and secret rotation.",
   admin: 'Users and keys; admin-scope keys of admin users.',
 };
 

@@ -47,6 +47,11 @@ export const webhookErrors = {
     ),
   deletedWebhookEnabled: (id: string) =>
     new ServiceError('conflict', `webhook ${id} was deleted; create a new one instead`),
+  suspendedWebhookTested: (id: string) =>
+    new ServiceError(
+      'conflict',
+      `webhook ${id} is suspended after failing continuously; re-enable it, then send a test event`,
+    ),
   webhookDeleted: (id: string) =>
     new ServiceError(
       'conflict',

@@ -23,6 +23,7 @@ export interface Webhook {
   failing_since: string | null;
   retry_at: string | null;
   suspended_at: string | null;
+  previous_secret_expires_at: string | null;
 }
 
 /** An endpoint's health as the worker sees it (migrations/016_webhook_health.sql). */
@@ -69,14 +70,16 @@ export type Page = PageRequest;
 export const WEBHOOK_STATES = ['active', 'failing', 'suspended', 'deleted'] as const;
 export type WebhookState = (typeof WEBHOOK_STATES)[number];
 
-const WEBHOOK_COLUMNS = `w.id, w.user_id, w.url,
+export const WEBHOOK_COLUMNS = `w.id, w.user_id, w.url,
   CASE WHEN w.disabled_at IS NOT NULL THEN 'deleted' WHEN w.suspended_at IS NOT NULL THEN 'suspended'
     WHEN w.failure_streak > 0 THEN 'failing' ELSE 'active' END AS status,
-  w.created_at, w.disabled_at, w.failure_streak, w.failing_since, w.retry_at, w.suspended_at`;
-const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event, d.status, d.attempts, d.series, d.next_attempt_at,
+  w.created_at, w.disabled_at, w.failure_streak, w.failing_since, w.retry_at, w.suspended_at,
+  CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret_expires_at END
+    AS previous_secret_expires_at`;
+export const DELIVERY_COLUMNS = `d.id, d.webhook_id, d.event, d.status, d.attempts, d.series, d.next_attempt_at,
   d.last_status, d.last_error, d.created_at, d.updated_at`;
 
-const first = <T>(rows: T[]): T | null => rows[0] ?? null;
+export const first = <T>(rows: T[]): T | null => rows[0] ?? null;
 
 export async function notifyDue(db: Queryable): Promise<void> {
   await db.query('SELECT pg_notify($1, $2)', [DELIVERY_CHANNEL, '']);
@@ -313,6 +316,8 @@ export interface Claimed {
   attempt_id: string;
   url: string;
   secret: string;
+  /** The secret a rotation replaced, while its overlap window lasts; else null. */
+  previous_secret: string | null;
   webhook_disabled: boolean;
   webhook_suspended: boolean;
 }
@@ -371,6 +376,7 @@ export async function claimDue(
        RETURNING id, delivery_id
      )
      SELECT c.id, c.webhook_id, c.event, c.payload, c.attempts, c.series, s.id AS attempt_id, w.url, w.secret,
+       CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END AS previous_secret,
        w.disabled_at IS NOT NULL AS webhook_disabled, w.suspended_at IS NOT NULL AS webhook_suspended
      FROM claimed c JOIN started s ON s.delivery_id = c.id JOIN webhooks w ON w.id = c.webhook_id`,
     [limit, leaseMs, endpointConcurrency],

@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import type { LookupFunction } from 'node:net';
 import { createSecureContext, rootCertificates } from 'node:tls';
 import { Agent, request } from 'undici';
-import { signatureHeader } from '../domain/signature.ts';
+import { signatureHeader, standardSignature } from '../domain/signature.ts';
+import { standardKey } from './secrets.ts';
 import { type HostResolver, literalAddress, parseTargetUrl, type TargetPolicy, vetHost } from './target.ts';
 
 export const USER_AGENT = 'ServiceWebhook/1.0';
@@ -72,12 +73,16 @@ export class Sender {
     });
   }
 
-  /** One attempt: fresh signature, no redirects followed, bounded by the timeout from start to end. */
+  /**
+   * One attempt: fresh signatures, no redirects followed, bounded by the timeout from start to end.
+   * `secrets` is the current secret, then the previous one during a rotation's overlap window.
+   */
   async send(input: {
     url: string;
     event: string;
     deliveryId: string;
-    secret: string;
+    eventId: string;
+    secrets: readonly string[];
     body: string;
   }): Promise<SendResult> {
     const started = performance.now();
@@ -94,13 +99,7 @@ export class Sender {
         method: 'POST',
         dispatcher: this.agent,
         signal: AbortSignal.timeout(this.options.timeoutMs),
-        headers: {
-          'content-type': 'application/json',
-          'user-agent': USER_AGENT,
-          'x-service-event': input.event,
-          'x-service-delivery': input.deliveryId,
-          'x-service-signature': signatureHeader(input.secret, input.body, Date.now() / 1000),
-        },
+        headers: signedHeaders(input, Date.now() / 1000),
         body: input.body,
       });
       await response.body.dump({ limit: MAX_RESPONSE_BYTES }).catch(() => undefined);
@@ -117,6 +116,31 @@ export class Sender {
   close(): Promise<void> {
     return this.agent.close();
   }
+}
+
+/**
+ * The headers of one attempt: ours (SPEC: X-Service-*, signed the Stripe way) and the Standard Webhooks
+ * ones (webhook-id = the event id, webhook-timestamp = the same `t`), each with one signature per secret.
+ */
+export function signedHeaders(
+  input: { event: string; deliveryId: string; eventId: string; secrets: readonly string[]; body: string },
+  unixSec: number,
+): Record<string, string> {
+  return {
+    'content-type': 'application/json',
+    'user-agent': USER_AGENT,
+    'x-service-event': input.event,
+    'x-service-delivery': input.deliveryId,
+    'x-service-signature': signatureHeader(input.secrets, input.body, unixSec),
+    'webhook-id': input.eventId,
+    'webhook-timestamp': String(Math.floor(unixSec)),
+    'webhook-signature': standardSignature(
+      input.secrets.map(standardKey),
+      input.eventId,
+      input.body,
+      unixSec,
+    ),
+  };
 }
 
 function describeError(error: unknown, timeoutMs: number): string {

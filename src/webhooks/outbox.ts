@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { forTier } from '../domain/field-tiers.ts';
 import { PLAN_LIMITS, reachesTier } from '../domain/plans.ts';
 import { PREDICTION_MODEL } from '../domain/prediction.ts';
@@ -17,6 +18,9 @@ import { signalsWithContracts } from '../store/signals.ts';
 import { insertDeliveries, liveWebhooks } from '../store/webhooks.ts';
 
 export const SIGNAL_CREATED = 'signal.created';
+/** The event `POST /webhooks/{id}/test` sends: marked `test: true`, so no receiver takes it for a signal. */
+export const WEBHOOK_TEST = 'webhook.test';
+export const WEBHOOK_EVENTS = [SIGNAL_CREATED, WEBHOOK_TEST] as const;
 
 /**
  * The documented payload (docs/API.md "The `signal.created` event"): the Signal as the API serves it to the webhook owner's
@@ -24,6 +28,8 @@ export const SIGNAL_CREATED = 'signal.created';
  * each field under the tier policy of the owner's plan (src/domain/field-tiers.ts).
  */
 export interface SignalCreatedPayload {
+  /** The event id: one per new signal, shared by every webhook it is sent to (webhook-id). */
+  id: string;
   event: typeof SIGNAL_CREATED;
   data: { signal: Omit<SignalDto, 'rationale'>; contract: ContractDto; prediction?: PredictionDto };
   /** Milliseconds since the epoch, when the delivery was enqueued. */
@@ -71,6 +77,7 @@ export async function enqueueSignalCreated(
   for (const row of rows) {
     // The same action announced twice (the evening's announcement, months later its award) is one event.
     if (row.announced_before) continue;
+    const id = randomUUID();
     const full = toSignal(row);
     if (!full) continue;
     const { rationale: _rationale, ...signal } = full;
@@ -82,6 +89,7 @@ export async function enqueueSignalCreated(
       if (!reachesTier(hook.plan, tier)) continue;
       // Under the tier policy of the owner's plan, like an API read of theirs.
       const payload: SignalCreatedPayload = {
+        id,
         event: SIGNAL_CREATED,
         data: forTier('signal_created', data, PLAN_LIMITS[hook.plan].tier),
         ts: now.getTime(),
@@ -114,19 +122,31 @@ function ordered(value: unknown, keys: readonly string[], nested: Record<string,
 }
 
 /**
+ * A delivery's event id (body `id`, header `webhook-id`): the one the outbox stored in its payload; a
+ * delivery written before events had ids uses its delivery id, so its every attempt still carries one id.
+ */
+export function eventIdOf(payload: unknown, deliveryId: string): string {
+  const id = payload && typeof payload === 'object' ? (payload as { id?: unknown }).id : undefined;
+  return typeof id === 'string' ? id : deliveryId;
+}
+
+/**
  * The request body of a delivery. The payload is stored as jsonb, which keeps no key order; the body is
- * written in the documented order (event, delivery_id, data.signal, data.contract, data.prediction, ts; resource fields
- * as in the API), so every attempt of a delivery sends the same bytes. `delivery_id` repeats
- * X-Service-Delivery inside the signed bytes: the header is not signed, so a receiver that
- * de-duplicates on the body's id cannot be replayed the same delivery under a fresh header id.
+ * written in the documented order (id, event, delivery_id, data.signal, data.contract, data.prediction,
+ * ts, test; resource fields as in the API), so every attempt of a delivery sends the same bytes.
+ * `delivery_id` repeats X-Service-Delivery inside the signed bytes: the header is not signed, so a
+ * receiver that de-duplicates on the body's id cannot be replayed the same delivery under a fresh header id.
  */
 export function deliveryBody(payload: unknown, deliveryId: string): string {
   const source = payload && typeof payload === 'object' ? payload : {};
-  const top = ordered({ ...source, delivery_id: deliveryId }, [
+  const id = eventIdOf(payload, deliveryId);
+  const top = ordered({ ...source, id, delivery_id: deliveryId }, [
+    'id',
     'event',
     'delivery_id',
     'data',
     'ts',
+    'test',
   ]) as Record<string, unknown>;
   if ('data' in top) {
     top.data = ordered(top.data, ['signal', 'contract', 'prediction'], {

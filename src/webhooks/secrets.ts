@@ -11,9 +11,26 @@ import { seal, UnsealError, unseal } from '../domain/sealing.ts';
 const ENCRYPTED = 'gcm1';
 const PLAIN = 'plain';
 
-/** A new signing secret: 32 random bytes, base64url, with Stripe's familiar prefix. */
+/**
+ * A new signing secret: `whsec_` and 32 random bytes in standard base64 — the form Standard Webhooks
+ * verifiers (`standardwebhooks`, `svix`) take as is, while Stripe's scheme keys its HMAC with the
+ * whole string. Secrets issued before were base64url (see `standardKey`).
+ */
 export function generateSecret(): string {
-  return `whsec_${randomBytes(32).toString('base64url')}`;
+  return `whsec_${randomBytes(32).toString('base64')}`;
+}
+
+const STANDARD_FORM = /^whsec_((?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?)$/;
+
+/**
+ * The HMAC key of the Standard Webhooks signature (`webhook-signature`): what a Standard Webhooks
+ * verifier derives from the secret — the bytes of its base64 after `whsec_`. A secret not in that form
+ * (the base64url ones issued before) is keyed by its UTF-8 bytes, which those verifiers take with
+ * their `{ format: 'raw' }` option.
+ */
+export function standardKey(secret: string): Buffer {
+  const base64 = STANDARD_FORM.exec(secret)?.[1];
+  return base64 ? Buffer.from(base64, 'base64') : Buffer.from(secret, 'utf8');
 }
 
 /** HKDF's info for webhook secrets (the sealed format predates other sealed data). */

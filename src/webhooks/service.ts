@@ -38,6 +38,8 @@ export interface WebhookContext {
   policy: TargetPolicy;
   resolve: HostResolver;
   now: () => Date;
+  /** How long a rotated-out secret still signs (WEBHOOK_SECRET_OVERLAP). */
+  secretOverlapMs: number;
 }
 
 /** Registers a webhook within the plan's maximum; the signing secret is returned here only. */

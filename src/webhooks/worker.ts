@@ -12,7 +12,7 @@ import {
   SUSPENDED_ERROR,
 } from '../store/webhooks.ts';
 import { Sender } from './delivery.ts';
-import { deliveryBody } from './outbox.ts';
+import { deliveryBody, eventIdOf } from './outbox.ts';
 import { openSecret } from './secrets.ts';
 import { type HostResolver, systemResolver, TargetPolicy } from './target.ts';
 
@@ -234,9 +234,12 @@ export class DeliveryWorker {
     const refused = (error: string) => ({ ok: false, sent: false, statusCode: null, error, durationMs: 0 });
     if (job.webhook_disabled) return refused('webhook deleted');
     if (job.webhook_suspended) return refused(SUSPENDED_ERROR);
-    let secret: string;
+    let secrets: string[];
     try {
-      secret = openSecret(job.secret, job.webhook_id, this.options.config.secretKey);
+      const { secretKey } = this.options.config;
+      // The previous secret comes only while its overlap window lasts (claimDue).
+      const sealed = job.previous_secret === null ? [job.secret] : [job.secret, job.previous_secret];
+      secrets = sealed.map((stored) => openSecret(stored, job.webhook_id, secretKey));
     } catch (error) {
       return refused((error as Error).message);
     }
@@ -244,7 +247,8 @@ export class DeliveryWorker {
       url: job.url,
       event: job.event,
       deliveryId: job.id,
-      secret,
+      eventId: eventIdOf(job.payload, job.id),
+      secrets,
       body: deliveryBody(job.payload, job.id),
     });
     return { ...result, sent: true };

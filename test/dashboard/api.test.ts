@@ -216,6 +216,50 @@ describe('dashboard API', () => {
     assert.equal(resent.json<{ delivery: { series: number } }>().delivery.series, 2);
   });
 
+  test('a test event and a secret rotation from the dashboard: CSRF-checked, own webhooks only', async () => {
+    const user = new Browser('198.51.100.121');
+    await user.join('tools@example.test');
+    await db.query("UPDATE users SET plan = 'developer' WHERE email = 'tools@example.test'");
+    const created = await user.call('POST', '/webhooks', { url: 'https://93.184.216.34/hooks' });
+    const { webhook, secret } = created.json<{ webhook: { id: string }; secret: string }>();
+
+    const forged = await user.call('POST', `/webhooks/${webhook.id}/test`, undefined, {
+      'x-csrf-token': 'x',
+    });
+    assert.equal(forged.statusCode, 403, 'no test event without the CSRF token');
+    const tested = await user.call('POST', `/webhooks/${webhook.id}/test`);
+    assert.equal(tested.statusCode, 202, tested.body);
+    const { delivery } = tested.json<{ delivery: { id: string; event: string; status: string } }>();
+    assert.deepEqual([delivery.event, delivery.status], ['webhook.test', 'pending']);
+    const [stored] = await db.query<{ payload: { test: boolean; data: object } }>(
+      'SELECT payload FROM webhook_deliveries WHERE id = $1',
+      [delivery.id],
+    );
+    assert.deepEqual([stored?.payload.test, stored?.payload.data], [true, { webhook_id: webhook.id }]);
+
+    const refused = await user.call('POST', `/webhooks/${webhook.id}/rotate-secret`, undefined, {
+      'x-csrf-token': 'x',
+    });
+    assert.equal(refused.statusCode, 403);
+    const rotated = await user.call('POST', `/webhooks/${webhook.id}/rotate-secret`);
+    assert.equal(rotated.statusCode, 200, rotated.body);
+    assert.equal(rotated.headers['cache-control'], 'no-store');
+    const body = rotated.json<{ secret: string; webhook: { previous_secret_expires_at: string } }>();
+    assert.notEqual(body.secret, secret);
+    assert.ok(Date.parse(body.webhook.previous_secret_expires_at) > Date.now());
+    const listed = await user.call('GET', '/webhooks');
+    assert.ok(!listed.body.includes(body.secret) && !listed.body.includes(secret), 'never listed');
+
+    const other = new Browser('198.51.100.122');
+    await other.join('not-the-owner@example.test');
+    for (const path of ['test', 'rotate-secret']) {
+      const res = await other.call('POST', `/webhooks/${webhook.id}/${path}`);
+      assert.equal(res.statusCode, 404, `${path}: ${res.body}`);
+    }
+    const hostile = await user.call('POST', `/webhooks/${webhook.id}/rotate-secret`, { overlap_seconds: -1 });
+    assert.equal(hostile.statusCode, 400);
+  });
+
   test('the page is served from this origin with a strict CSP', async () => {
     const page = await app.inject({ method: 'GET', url: '/dashboard' });
     assert.equal(page.statusCode, 200);

@@ -217,6 +217,21 @@ describe('dashboard in Chromium', { skip: process.env.CI ? false : skip }, () =>
     assert.equal(await notice.isVisible(), false, 'the notice is gone once re-enabled');
   });
 
+  test('send a test event and rotate the secret from the webhook’s card', async () => {
+    await page.goto(`${base}/dashboard#/webhooks`);
+    await page.reload();
+    await ready();
+    await page.getByRole('button', { name: 'Send test event' }).click();
+    const [test] = await receiver.waitFor(1, (r) => r.headers['x-service-event'] === 'webhook.test');
+    assert.equal((JSON.parse(test?.body ?? '{}') as { test?: boolean }).test, true);
+    await page.getByRole('button', { name: 'Rotate secret' }).click();
+    await page.getByRole('button', { name: 'Confirm rotate' }).click();
+    await page.waitForSelector('[data-overlap]');
+    const secret = (await page.locator('[data-secret]').textContent()) ?? '';
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/, 'the new secret, shown once');
+    await shot('webhooks-rotated');
+  });
+
   test('usage shows the requests made with the keys', async () => {
     await page.goto(`${base}/dashboard#/usage`);
     await ready();

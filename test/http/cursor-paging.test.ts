@@ -40,6 +40,7 @@ before(async () => {
     policy: new TargetPolicy(),
     resolve: async () => [{ address: '93.184.216.34', family: 4 as const }],
     now: () => new Date(),
+    secretOverlapMs: 0,
   };
   for (let i = 0; i < 11; i += 1) {
     const { webhook } = await createWebhook(ctx, { userId, url: `https://hooks.example.com/${i}` });

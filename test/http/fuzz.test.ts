@@ -89,6 +89,7 @@ before(async () => {
       policy: new TargetPolicy(),
       resolve: async () => [{ address: '93.184.216.34', family: 4 }],
       now: () => new Date(),
+      secretOverlapMs: 0,
     },
     { userId: caller.userId, url: 'https://hooks.example.com/in' },
   );

@@ -112,6 +112,37 @@ describe('Idempotency-Key', () => {
     assert.equal(row.body.includes(Buffer.from('"key"')), false);
   });
 
+  test('a test event and a secret rotation replay their answer: one delivery, one rotation, the secret sealed', async () => {
+    const caller = await developer();
+    const created = await post(caller, '/api/v1/webhooks', { url: HOOK });
+    const { webhook } = created.json<{ webhook: { id: string } }>();
+    const test1 = await post(caller, `/api/v1/webhooks/${webhook.id}/test`, undefined, 'test-1');
+    const test2 = await post(caller, `/api/v1/webhooks/${webhook.id}/test`, undefined, 'test-1');
+    assert.equal(test1.statusCode, 202, test1.body);
+    assert.equal(test2.headers['idempotent-replayed'], 'true');
+    assert.equal(test2.body, test1.body);
+    assert.equal(await count('webhook_deliveries WHERE webhook_id = $1', [webhook.id]), 1);
+
+    const rotate = (key: string) => post(caller, `/api/v1/webhooks/${webhook.id}/rotate-secret`, {}, key);
+    const first = await rotate('rotate-1');
+    const again = await rotate('rotate-1');
+    assert.equal(first.statusCode, 200, first.body);
+    assert.equal(again.headers['idempotent-replayed'], 'true');
+    const secret = first.json<{ secret: string }>().secret;
+    assert.equal(
+      again.json<{ secret: string }>().secret,
+      secret,
+      'the same new secret, not a second rotation',
+    );
+    const [row] = await db.query<{ body: Buffer }>(
+      'SELECT body FROM idempotency_keys WHERE key_id = $1 AND idempotency_key = $2',
+      [caller.keyId, 'rotate-1'],
+    );
+    assert.ok(row);
+    assert.equal(row.body.includes(Buffer.from(secret)), false, 'sealed at rest');
+    assert.ok(!logs.join('').includes(secret), 'never logged');
+  });
+
   test('the score route replays its answer without scoring again', async () => {
     const caller = await developer();
     const [contract] = await db.query<{ id: string }>(

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import { engineNames, RATIONALE_RULES } from '../../src/domain/engines/index.ts';
 import { PLANS, SCOPES } from '../../src/domain/plans.ts';
 import { MATCH_METHODS } from '../../src/domain/resolver.ts';
@@ -17,7 +18,7 @@ import { BENCHMARKS } from '../../src/http/routes/benchmarks.ts';
 import type { App } from '../../src/http/types.ts';
 import { LIMITER_STORES } from '../../src/infra/limiter.ts';
 import { DELIVERY_STATUSES } from '../../src/store/webhooks.ts';
-import { deliveryBody, SIGNAL_CREATED } from '../../src/webhooks/outbox.ts';
+import { deliveryBody, SIGNAL_CREATED, WEBHOOK_TEST } from '../../src/webhooks/outbox.ts';
 import { type Fixture, openApiFixture } from './openapi-fixture.ts';
 import {
   DocValidator,
@@ -79,6 +80,7 @@ describe('component schemas', () => {
       'Usage',
       'Health',
       'SignalCreatedEvent',
+      'WebhookTestEvent',
     ]) {
       assert.ok(doc.components.schemas[name], `components.schemas.${name}`);
     }
@@ -126,7 +128,7 @@ describe('enums', () => {
     assert.deepEqual(enumOf('Plan'), [...PLANS]);
     assert.deepEqual(enumOf('Scope'), [...SCOPES]);
     assert.deepEqual(enumOf('DeliveryStatus'), [...DELIVERY_STATUSES]);
-    assert.deepEqual(enumOf('WebhookEvent'), [SIGNAL_CREATED]);
+    assert.deepEqual(enumOf('WebhookEvent'), [SIGNAL_CREATED, WEBHOOK_TEST]);
     assert.deepEqual(enumOf('RationaleRule'), [...RATIONALE_RULES]);
     assert.deepEqual(at(doc.components.schemas.Regime, 'properties', 'benchmark', 'enum'), [
       ...REGIME_BENCHMARKS,
@@ -302,7 +304,15 @@ describe('the signal.created webhook', () => {
     const op = webhook();
     assert.ok(op, 'webhooks["signal.created"].post');
     const headers = (op.parameters ?? []).filter((p) => p.in === 'header').map((p) => p.name);
-    assert.deepEqual(headers, ['User-Agent', 'X-Service-Event', 'X-Service-Delivery', 'X-Service-Signature']);
+    assert.deepEqual(headers, [
+      'User-Agent',
+      'X-Service-Event',
+      'X-Service-Delivery',
+      'X-Service-Signature',
+      'webhook-id',
+      'webhook-timestamp',
+      'webhook-signature',
+    ]);
     assert.deepEqual(op.requestBody?.content['application/json']?.schema, componentRef('SignalCreatedEvent'));
     assert.deepEqual(Object.keys(op.responses), ['2XX', '4XX', 'default']);
     assert.match(op.responses.default?.description ?? '', /retried/);
@@ -322,21 +332,37 @@ describe('the signal.created webhook', () => {
     assert.equal(validator.check(componentRef('SignalCreatedEvent'), media?.example), '');
   });
 
-  test('the example signature verifies over the example body with the example secret', () => {
-    const op = webhook();
-    const signature = op?.parameters?.find((p) => p.name === 'X-Service-Signature')?.example;
-    const example = op?.requestBody?.content['application/json']?.example;
+  test('the example signatures verify over the example bodies with the example secret, in both schemes', () => {
     const created = doc.paths['/api/v1/webhooks']?.post?.responses['201'];
     const secret = (created && (jsonMedia(created)?.example as { secret: string }))?.secret ?? '';
-    const deliveryId = String(op?.parameters?.find((p) => p.name === 'X-Service-Delivery')?.example);
-    const t = Number(/^t=(\d+)/.exec(String(signature))?.[1]);
-    const body = deliveryBody(example, deliveryId);
-    assert.equal(
-      (example as { delivery_id?: string }).delivery_id,
-      deliveryId,
-      "the body names the header's id",
-    );
-    const verified = verifyWebhook(body, String(signature), secret, { now: t * 1000 });
-    assert.equal(verified.ok, true, JSON.stringify(verified));
+    for (const event of [SIGNAL_CREATED, WEBHOOK_TEST]) {
+      const op = doc.webhooks?.[event]?.post;
+      const example = (name: string) => String(op?.parameters?.find((p) => p.name === name)?.example);
+      const signature = example('X-Service-Signature');
+      const body = op?.requestBody?.content['application/json']?.example as {
+        id: string;
+        delivery_id: string;
+      };
+      const deliveryId = example('X-Service-Delivery');
+      const t = Number(/^t=(\d+)/.exec(signature)?.[1]);
+      const raw = deliveryBody(body, deliveryId);
+      assert.equal(body.delivery_id, deliveryId, "the body names the header's id");
+      assert.equal(body.id, example('webhook-id'), 'webhook-id is the event id');
+      const verified = verifyWebhook(raw, signature, secret, { now: t * 1000 });
+      assert.equal(verified.ok, true, JSON.stringify(verified));
+      const standard = new StandardWebhook(secret);
+      const headers = {
+        'webhook-id': example('webhook-id'),
+        'webhook-timestamp': example('webhook-timestamp'),
+        'webhook-signature': example('webhook-signature'),
+      };
+      // The example's timestamp is in the past: the verifier's own HMAC, without its clock check.
+      assert.equal(
+        standard.sign(headers['webhook-id'], new Date(t * 1000), raw),
+        headers['webhook-signature'],
+      );
+    }
+    const test = doc.webhooks?.[WEBHOOK_TEST]?.post?.requestBody?.content['application/json']?.example;
+    assert.equal(validator.check(componentRef('WebhookTestEvent'), test), '');
   });
 });

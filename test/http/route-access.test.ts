@@ -357,6 +357,8 @@ describe('secrets and sniffing', () => {
     for (const expected of [
       'POST /api/v1/admin/users/:id/keys',
       'POST /api/v1/webhooks',
+      'POST /api/v1/webhooks/:id/rotate-secret',
+      'POST /dashboard/api/webhooks/:id/rotate-secret',
       'POST /api/v1/admin/users/:id/webhooks',
       'POST /dashboard/api/keys',
       'POST /dashboard/api/webhooks',

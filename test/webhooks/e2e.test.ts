@@ -67,7 +67,7 @@ describe('signal.created end to end', () => {
     });
     assert.equal(created.statusCode, 201, created.body);
     const { webhook, secret } = created.json<{ webhook: { id: string }; secret: string }>();
-    assert.match(secret, /^whsec_[\w-]{43}$/);
+    assert.match(secret, /^whsec_[A-Za-z0-9+/]{43}=$/);
 
     const high = await unscoredContract(true);
     const started = Date.now();
@@ -85,12 +85,14 @@ describe('signal.created end to end', () => {
     assert.ok(verified.ok, 'signature verifies with the secret shown at creation');
 
     const payload = JSON.parse(got.body) as {
+      id: string;
       event: string;
       delivery_id: string;
       data: { signal: object; contract: object };
       ts: number;
     };
-    assert.deepEqual(Object.keys(payload), ['event', 'delivery_id', 'data', 'ts']);
+    assert.deepEqual(Object.keys(payload), ['id', 'event', 'delivery_id', 'data', 'ts']);
+    assert.equal(payload.id, got.headers['webhook-id'], 'the event id, signed in the body and in the header');
     assert.equal(
       payload.delivery_id,
       got.headers['x-service-delivery'],

@@ -31,6 +31,7 @@ export function webhookContext(db: Db, config: Config, resolve: HostResolver = t
     policy: new TargetPolicy(config.webhookAllowCidrs),
     resolve,
     now: () => new Date(),
+    secretOverlapMs: config.webhookSecretOverlapMs,
   };
 }
 

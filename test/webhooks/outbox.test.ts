@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { setUserPlan } from '../../src/store/accounts.ts';
 import type { Db } from '../../src/store/db.ts';
-import { deliveryBody, enqueueSignalCreated } from '../../src/webhooks/outbox.ts';
+import { deliveryBody, enqueueSignalCreated, eventIdOf } from '../../src/webhooks/outbox.ts';
 import { testConfig } from '../support/app.ts';
 import { lockheedAward } from '../support/awards.ts';
 import { seededDb } from '../support/db.ts';
@@ -96,17 +96,49 @@ describe('the signal.created outbox', () => {
     assert.ok(row);
     const body = deliveryBody(row.payload, row.id);
     const parsed = JSON.parse(body) as {
+      id: string;
       delivery_id: string;
       data: { signal: object; contract: object };
       ts: number;
     };
-    assert.deepEqual(Object.keys(parsed), ['event', 'delivery_id', 'data', 'ts']);
+    assert.deepEqual(Object.keys(parsed), ['id', 'event', 'delivery_id', 'data', 'ts']);
+    assert.match(parsed.id, /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    assert.notEqual(parsed.id, row.id);
     assert.equal(parsed.delivery_id, row.id, 'the delivery id is inside the signed bytes');
     assert.deepEqual(Object.keys(parsed.data), ['signal', 'contract']);
     assert.deepEqual(Object.keys(parsed.data.signal).slice(0, 3), ['id', 'contract_id', 'engine_name']);
     assert.ok(!('rationale' in parsed.data.signal));
     assert.equal(parsed.ts, 1_700_000_000_000);
     assert.equal(deliveryBody(row.payload, row.id), body);
+  });
+});
+
+describe('event ids', () => {
+  const config = testConfig({ WEBHOOK_ALLOW_CIDRS: '127.0.0.1/32' });
+
+  test('one id per new signal, shared by every webhook it goes to; each delivery its own delivery id', async () => {
+    const hooks = [
+      await makeWebhook(db, config, 'https://93.184.216.34/ids-a'),
+      await makeWebhook(db, config, 'https://93.184.216.34/ids-b'),
+    ];
+    const signal = await signalOf('materiality');
+    await db.transaction((tx) => enqueueSignalCreated(tx, [signal], 0));
+    const rows = await db.query<{ id: string; payload: { id: string } }>(
+      'SELECT id, payload FROM webhook_deliveries WHERE webhook_id = ANY($1::uuid[])',
+      [hooks.map((h) => h.webhookId)],
+    );
+    assert.equal(rows.length, 2);
+    assert.equal(new Set(rows.map((r) => r.payload.id)).size, 1, 'the same event id at both webhooks');
+    assert.equal(new Set(rows.map((r) => r.id)).size, 2);
+  });
+
+  test('a delivery stored before events had ids is sent with its delivery id as the event id, every time', () => {
+    const legacy = { event: 'signal.created', data: { signal: {}, contract: {} }, ts: 1 };
+    const id = '6f1c2f52-6f0e-4a43-9b7b-2f4f3c0f6a11';
+    assert.equal(eventIdOf(legacy, id), id);
+    const body = JSON.parse(deliveryBody(legacy, id)) as { id: string };
+    assert.equal(body.id, id);
+    assert.equal(eventIdOf({ ...legacy, id: 'e1' }, id), 'e1');
   });
 });
 

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { describe, test } from 'node:test';
+import { Webhook as StandardWebhook } from 'standardwebhooks';
 import Stripe from 'stripe';
+import { standardSignature } from '../../src/domain/signature.ts';
 import { signatureHeader, verifyWebhook } from '../../src/index.ts';
+import { standardKey } from '../../src/webhooks/secrets.ts';
 
 const stripe = new Stripe('sk_test_unused');
 const secret = 'whsec_test_secret_0123456789';
@@ -52,7 +55,9 @@ describe('webhook signatures (the documented verification steps)', () => {
       `t=-${nowSec},v1=${v1}`,
       `t=${nowSec}.5,v1=${v1}`,
       ` t=${nowSec},v1=${v1}`,
-      `t=${nowSec},v1=${v1},v1=${v1}`,
+      `t=${nowSec},v1=${v1},v1=${v1},v1=${v1},v1=${v1},v1=${v1}`,
+      `t=${nowSec},v1=${v1},`,
+      `t=${nowSec},v1=${v1},t=${nowSec}`,
       `t=${nowSec},v1=${v1.slice(1)}`,
       `t=${nowSec},v1=${v1}00`,
     ]) {
@@ -62,6 +67,42 @@ describe('webhook signatures (the documented verification steps)', () => {
     }
     const uppercase = verifyWebhook(body, `t=${nowSec},v1=${v1.toUpperCase()}`, secret, { now });
     assert.equal(!uppercase.ok && uppercase.reason, 'malformed_header');
+  });
+
+  test('during a rotation: one v1 per secret, either verifies (ours and Stripe’s), a third secret does not', () => {
+    const previous = 'whsec_previous_secret_0123';
+    const header = signatureHeader([secret, previous], body, nowSec);
+    assert.match(header, /^t=\d+,v1=[0-9a-f]{64},v1=[0-9a-f]{64}$/);
+    for (const key of [secret, previous]) {
+      assert.deepEqual(verifyWebhook(body, header, key, { now }), { ok: true, timestamp: nowSec });
+      const live = signatureHeader([secret, previous], body, Date.now() / 1000);
+      assert.equal(
+        (stripe.webhooks.constructEvent(body, live, key) as unknown as { event: string }).event,
+        'signal.created',
+      );
+    }
+    const other = verifyWebhook(body, header, 'whsec_other', { now });
+    assert.equal(!other.ok && other.reason, 'signature_mismatch');
+  });
+
+  test('the Standard Webhooks signature: base64 HMAC of id.t.body, keyed by the secret’s base64 bytes', () => {
+    const standard = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
+    const key = standardKey(standard);
+    assert.deepEqual(key, Buffer.from('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw', 'base64'));
+    const expected = createHmac('sha256', key).update(`msg_1.${nowSec}.${body}`).digest('base64');
+    assert.equal(standardSignature([key], 'msg_1', body, nowSec), `v1,${expected}`);
+    assert.equal(
+      new StandardWebhook(standard).sign('msg_1', new Date(nowSec * 1000), body),
+      `v1,${expected}`,
+      'what the standardwebhooks package computes',
+    );
+    // A secret from before (base64url, no padding) is keyed by its UTF-8 bytes: the verifiers' raw format.
+    const legacy = 'whsec_L2OzosiZbFSRcuZ7i3Kuw5SQerg_iRHC9UEcL0uPJ2w';
+    assert.deepEqual(standardKey(legacy), Buffer.from(legacy, 'utf8'));
+    assert.equal(
+      standardSignature([standardKey(legacy)], 'msg_1', body, nowSec),
+      new StandardWebhook(legacy, { format: 'raw' }).sign('msg_1', new Date(nowSec * 1000), body),
+    );
   });
 
   test('rejects timestamps more than 300 s from now, either way, and accepts 300 s exactly', () => {

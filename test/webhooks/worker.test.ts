@@ -71,7 +71,8 @@ describe('sending one attempt', () => {
       url: `https://receiver.test:${receiver.port}/hooks/sni`,
       event: 'signal.created',
       deliveryId: '6f1c2f52-6f0e-4a43-9b7b-2f4f3c0f6a11',
-      secret: 'whsec_x',
+      eventId: '0b8e5f0c-3c55-4c43-a7b6-0f4a1f7de001',
+      secrets: ['whsec_x'],
       body,
     });
     await s.close();
@@ -96,7 +97,8 @@ describe('sending one attempt', () => {
       url: 'https://rebind.test/hook',
       event: 'e',
       deliveryId: 'd',
-      secret: 's',
+      eventId: 'e',
+      secrets: ['s'],
       body: '{}',
     });
     await s.close();
@@ -111,7 +113,8 @@ describe('sending one attempt', () => {
       url: 'https://10.1.2.3/x',
       event: 'e',
       deliveryId: 'd',
-      secret: 's',
+      eventId: 'e',
+      secrets: ['s'],
       body: '{}',
     });
     await s.close();
@@ -126,7 +129,7 @@ describe('sending one attempt', () => {
           ? { status: 200, delayMs: 2_500 }
           : { status: 200 };
     const s = sender(testResolver);
-    const common = { event: 'e', deliveryId: 'd', secret: 's', body: '{}' };
+    const common = { event: 'e', deliveryId: 'd', eventId: 'e', secrets: ['s'], body: '{}' };
     const redirected = await s.send({ url: `${receiver.url}/redirect`, ...common });
     const slow = await s.send({ url: `${receiver.url}/slow`, ...common });
     await s.close();

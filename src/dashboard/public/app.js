@@ -444,6 +444,39 @@ function showNotice(suspended) {
   );
 }
 
+/** Send a test event; rotate the secret (shown once, the old one still signing for the overlap window). */
+function developerTools(w) {
+  const test = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      'data-action': 'test',
+      onclick: async () => {
+        await api('POST', `/webhooks/${w.id}/test`);
+        toast('Test event queued');
+        await webhooksView();
+      },
+    },
+    'Send test event',
+  );
+  const rotate = confirmButton('Rotate secret', 'Confirm rotate', async () => {
+    const rotated = await api('POST', `/webhooks/${w.id}/rotate-secret`);
+    await webhooksView();
+    const until = when(rotated.webhook.previous_secret_expires_at);
+    document
+      .getElementById('new-secret')
+      .replaceChildren(
+        secretBox(
+          'New signing secret',
+          rotated.secret,
+          `Shown once. The previous secret still signs every delivery too until ${until}: switch your receiver before then.`,
+        ),
+      );
+  });
+  return [test, ' ', rotate, ' '];
+}
+
 async function webhooksView() {
   const { data: hooks } = await api('GET', '/webhooks');
   const error = errorLine();
@@ -463,7 +496,7 @@ async function webhooksView() {
         secretBox(
           'Signing secret',
           created.secret,
-          'Shown once. Verify X-Service-Signature with it; to rotate, delete the webhook and create it again.',
+          'Shown once. Verify deliveries with it (X-Service-Signature, or the Standard Webhooks headers); rotate it from the webhook’s card.',
         ),
       );
   };
@@ -480,11 +513,19 @@ async function webhooksView() {
           'p',
           { class: 'muted' },
           `created ${when(w.created_at)} `,
+          developerTools(w),
           confirmButton('Delete', 'Confirm delete', async () => {
             await api('DELETE', `/webhooks/${w.id}`);
             await webhooksView();
           }),
         ),
+        w.previous_secret_expires_at
+          ? h(
+              'p',
+              { class: 'muted', 'data-overlap': '' },
+              `Deliveries are signed with the previous secret too until ${when(w.previous_secret_expires_at)}.`,
+            )
+          : null,
         await deliveriesTable(w.id),
       ),
     ),

@@ -1,7 +1,10 @@
 import { Type } from 'typebox';
 import { access, secret } from '../../http/access.ts';
+import { rotationBody } from '../../http/routes/webhooks.ts';
+import { RotateSecretBody } from '../../http/schemas/webhooks.ts';
 import { signedIn } from '../../http/session-auth.ts';
 import type { App, Services } from '../../http/types.ts';
+import { rotateSecret, sendTestEvent } from '../../webhooks/developer.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -52,5 +55,29 @@ export function registerWebhooks(app: App, { webhooks }: Services): void {
     async (request) => ({
       data: (await webhookDeliveries(webhooks, request.params.id, signedIn(request).user.id, PAGE)).rows,
     }),
+  );
+  app.post(
+    '/dashboard/api/webhooks/:id/test',
+    { config: access.user, schema: { params: Id } },
+    async (request, reply) => {
+      const delivery = await sendTestEvent(webhooks, request.params.id, signedIn(request).user.id);
+      return reply.code(202).send({ delivery });
+    },
+  );
+  app.post(
+    '/dashboard/api/webhooks/:id/rotate-secret',
+    {
+      config: secret(access.user),
+      schema: { params: Id, body: RotateSecretBody },
+      preValidation: rotationBody,
+    },
+    async (request) => {
+      return rotateSecret(
+        webhooks,
+        request.params.id,
+        signedIn(request).user.id,
+        request.body.overlap_seconds,
+      );
+    },
   );
 }

@@ -1,6 +1,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static } from 'typebox';
 import { KEYSETS } from '../../store/keyset.ts';
+import { rotateSecret, sendTestEvent } from '../../webhooks/developer.ts';
 import {
   createWebhook,
   deleteWebhook,
@@ -69,6 +70,16 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
     { config: access.write, schema: one.enable },
     handleEnable(ctx, keyOwner),
   );
+  app.post(
+    '/api/v1/webhooks/:id/test',
+    { config: idempotent(access.write), schema: one.test },
+    handleTest(ctx, keyOwner),
+  );
+  app.post(
+    '/api/v1/webhooks/:id/rotate-secret',
+    { config: idempotent(secret(access.write)), schema: one.rotate, preValidation: rotationBody },
+    handleRotate(ctx, keyOwner),
+  );
   app.get(
     '/api/v1/webhooks/:id/deliveries',
     { config: access.read, schema: one.deliveries },
@@ -84,6 +95,21 @@ export function registerWebhooks(app: App, { webhooks: ctx }: Services): void {
     { config: idempotent(access.write), schema: one.resend },
     handleResend(ctx, keyOwner),
   );
+}
+
+/**
+ * The rotation's optional body: none is `{}`, so `curl -X POST` works. `overlap_seconds` must be a JSON
+ * integer as sent: the validator coerces types, and `null` or `false` would become 0 — an overlap the
+ * caller never asked for, dropping the old secret at once.
+ */
+export function rotationBody(request: FastifyRequest, _reply: FastifyReply, done: (error?: Error) => void) {
+  request.body ??= {};
+  const body = request.body as Record<string, unknown>;
+  const overlap = typeof body === 'object' && body !== null ? body.overlap_seconds : undefined;
+  if (overlap !== undefined && !Number.isInteger(overlap)) {
+    return done(errors.invalidBody('field "overlap_seconds" must be an integer'));
+  }
+  done();
 }
 
 /** The user a keyed request acts for; account routes only ever touch this user's webhooks. */
@@ -137,4 +163,15 @@ export function handleAttempts(ctx: WebhookContext, owner: Owner): Handler<One['
 export function handleResend(ctx: WebhookContext, owner: Owner): Handler<One['resend']> {
   return async (request, reply) =>
     reply.code(202).send({ delivery: await resendDelivery(ctx, request.params.id, owner(request)) });
+}
+
+export function handleTest(ctx: WebhookContext, owner: Owner): Handler<One['test']> {
+  return async (request, reply) =>
+    reply.code(202).send({ delivery: await sendTestEvent(ctx, request.params.id, owner(request)) });
+}
+
+export function handleRotate(ctx: WebhookContext, owner: Owner): Handler<One['rotate']> {
+  return async (request) => {
+    return rotateSecret(ctx, request.params.id, owner(request), request.body?.overlap_seconds);
+  };
 }

@@ -4,10 +4,10 @@
  * one or two items per list. Error examples are built by the API's own error factories. The document
  * test validates each against its schema and fails for an operation without one.
  */
-import { signatureHeader } from '../../domain/signature.ts';
 import { type ServiceError, webhookErrors } from '../../services/errors.ts';
 import { CSV_COLUMNS } from '../../store/export.ts';
 import { KEYSETS } from '../../store/keyset.ts';
+import { signedHeaders } from '../../webhooks/delivery.ts';
 import { deliveryBody } from '../../webhooks/outbox.ts';
 import { encodeCursor, filterDigest } from '../cursor.ts';
 import { ApiError, errors } from '../errors.ts';
@@ -340,6 +340,7 @@ const WEBHOOK = {
   failing_since: null,
   retry_at: null,
   suspended_at: null,
+  previous_secret_expires_at: null,
 };
 
 const DELIVERY = {
@@ -423,9 +424,24 @@ const DELETED = {
     failing_since: null,
     retry_at: null,
     suspended_at: null,
+    previous_secret_expires_at: null,
   },
 };
-const NEW_WEBHOOK = { webhook: WEBHOOK, secret: 'whsec_L2OzosiZbFSRcuZ7i3Kuw5SQerg_iRHC9UEcL0uPJ2w' };
+const NEW_WEBHOOK = { webhook: WEBHOOK, secret: 'whsec_L2OzosiZbFSRcuZ7i3Kuw5SQerg/iRHC9UEcL0uPJ2w=' };
+const ROTATED = {
+  webhook: { ...WEBHOOK, previous_secret_expires_at: '2026-11-27T09:14:02.518Z' },
+  secret: 'whsec_8xq2Vd7nYc0l+Jb3sRk5TfWmA1eZpH6uGo9NiLyQ4Ew=',
+};
+const TESTED = {
+  delivery: {
+    ...DELIVERY,
+    id: 'c2d9a7e4-1f53-4b8e-9a06-5e3b7c1d2f84',
+    event: 'webhook.test',
+    next_attempt_at: '2026-11-26T09:14:02.518Z',
+    created_at: '2026-11-26T09:14:02.518Z',
+    updated_at: '2026-11-26T09:14:02.518Z',
+  },
+};
 const WEBHOOK_BODY = { url: WEBHOOK.url };
 
 /** A response's examples by content type, for an answer served in more than one (the exports). */
@@ -719,6 +735,8 @@ const EXAMPLES: Record<string, OperationExamples> = {
   getWebhooksIdDeliveries: { responses: { 200: DELIVERIES } },
   getWebhooksDeliveriesIdAttempts: { responses: { 200: ATTEMPTS } },
   postWebhooksDeliveriesIdResend: { responses: { 202: RESEND } },
+  postWebhooksIdTest: { responses: { 202: TESTED } },
+  postWebhooksIdRotateSecret: { request: { overlap_seconds: 86_400 }, responses: { 200: ROTATED } },
   postAdminUsersIdWebhooks: { request: WEBHOOK_BODY, responses: { 201: NEW_WEBHOOK } },
   getAdminUsersIdWebhooks: { responses: { 200: WEBHOOKS } },
   deleteAdminWebhooksId: { responses: { 200: DELETED } },
@@ -752,10 +770,12 @@ const ERRORS: Record<number, (path: string) => ApiError> = {
   401: () => errors.missingKey(),
   403: () => errors.insufficientScope('write', ['read']),
   404: notFound,
-  409: (path) =>
-    path.endsWith('/resend')
-      ? answered(webhookErrors.deliveryUnfinished(DELIVERY.id, 'pending'))
-      : errors.idempotencyInProgress(),
+  409: (path) => {
+    if (path.endsWith('/resend')) return answered(webhookErrors.deliveryUnfinished(DELIVERY.id, 'pending'));
+    if (path.endsWith('/test')) return answered(webhookErrors.suspendedWebhookTested(WEBHOOK.id));
+    if (path.endsWith('/rotate-secret')) return answered(webhookErrors.deletedWebhookEnabled(WEBHOOK.id));
+    return errors.idempotencyInProgress();
+  },
   413: () => errors.payloadTooLarge(),
   422: () => errors.idempotencyKeyReused(),
   415: () => errors.unsupportedMediaType('text/plain'),
@@ -770,18 +790,43 @@ export function errorExample(status: number, path: string) {
 
 const { rationale: _rescoredRationale, ...RESCORED_WITHOUT_RATIONALE } = RESCORED;
 
-/** A `signal.created` delivery: its id, a signature header and the body the worker sends. */
-export function webhookExample() {
-  const stored = {
-    event: 'signal.created',
-    data: { signal: RESCORED_WITHOUT_RATIONALE, contract: CONTRACT },
-    ts: 1795672236629,
-  };
-  const body = deliveryBody(stored, DELIVERY.id);
+/** A delivery as the worker sends it: its ids, both schemes' signature headers and the body. */
+function signedExample(stored: Record<string, unknown>, deliveryId: string, unixSec: number) {
+  const body = deliveryBody(stored, deliveryId);
+  const secrets = [NEW_WEBHOOK.secret];
+  const headers = signedHeaders(
+    { event: String(stored.event), deliveryId, eventId: String(stored.id), secrets, body },
+    unixSec,
+  );
+  return { delivery: deliveryId, headers, payload: JSON.parse(body) as Record<string, unknown> };
+}
+
+/**
+ * The two events' deliveries. Verifiable: the example webhook's secret over the bytes the worker sends
+ * for these deliveries, in both schemes.
+ */
+export function webhookExamples() {
   return {
-    delivery: DELIVERY.id,
-    // Verifiable: the example webhook's secret over the bytes the worker sends for this delivery.
-    signature: signatureHeader(NEW_WEBHOOK.secret, body, 1795672237),
-    payload: JSON.parse(body) as Record<string, unknown>,
+    'signal.created': signedExample(
+      {
+        id: '0e9d4b7a-63c1-4f2e-8a5d-b17c9e20f3a6',
+        event: 'signal.created',
+        data: { signal: RESCORED_WITHOUT_RATIONALE, contract: CONTRACT },
+        ts: 1795672236629,
+      },
+      DELIVERY.id,
+      1795672237,
+    ),
+    'webhook.test': signedExample(
+      {
+        id: '5a1c8e3f-94b2-4d7a-b6e0-2f8d3c9a1e75',
+        event: 'webhook.test',
+        data: { webhook_id: WEBHOOK.id },
+        ts: 1795684442518,
+        test: true,
+      },
+      TESTED.delivery.id,
+      1795684443,
+    ),
   };
 }
