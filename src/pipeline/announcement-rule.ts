@@ -20,9 +20,12 @@ export async function announcementRules(
   const batch = contracts.filter((c) => sourceOf(c.id) === 'announcement');
   if (batch.length === 0) return out;
   const last = batch.map((c) => c.awardDate).sort()[batch.length - 1] ?? '';
-  const tickers = new Set(batch.map((c) => c.ticker));
   const [rows, coverage] = await Promise.all([announcementEvents(db, last), announcementCoverage(db)]);
   if (coverage.first === null) return out;
+  // The study's company key is its price ticker (a UTX-era event is priced, and ranked, with RTX's
+  // series), not the contract's ticker then: take the batch's keys from the study's own rows.
+  const ids = new Set(batch.map((c) => c.id));
+  const tickers = new Set(rows.filter((e) => ids.has(e.id)).map((e) => e.ticker));
   const events = rows.filter((e) => tickers.has(e.ticker));
   const owned = events.filter((e) => !ownershipExcluded(e));
   const scores = scoreAnnouncements(owned, coverage.first);

@@ -146,7 +146,8 @@ describe('live announcements: one poll of the feed', () => {
           '2018-06-14T21:00:00.000Z',
           '2018-06-14T21:00:00.000Z',
           urls.get(DAY),
-          'RTX',
+          // Raytheon Co. in 2018, before the merger with United Technologies: its own ticker then.
+          'RTN',
         ],
       ],
     );
