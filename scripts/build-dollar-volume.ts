@@ -32,5 +32,8 @@ for (const t of TICKERS) {
   const ext = rows(path.join(dir, `${t}_ext.csv`)).filter((r) => r.date > last);
   for (const r of [...traded, ...ext]) out.push(`${t},${r.date},${r.dollars}`);
 }
-writeFileSync('data/candles/dollar-volume/dollar-volume.csv.gz', gzipSync(`${out.join('\n')}\n`, { level: 9 }));
+writeFileSync(
+  'data/candles/dollar-volume/dollar-volume.csv.gz',
+  gzipSync(`${out.join('\n')}\n`, { level: 9 }),
+);
 process.stdout.write(`${out.length - 1} rows\n`);

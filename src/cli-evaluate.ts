@@ -22,11 +22,11 @@ import {
   renderEvaluationMarkdown,
   renderEvaluationSvg,
 } from './evaluation/announcement-evaluation-report.ts';
+import { ANNOUNCEMENT_SCORE_VERSION } from './evaluation/announcement-score.ts';
 import { renderEventsCsv, renderMarkdown, renderSvg } from './evaluation/event-report.ts';
 import { DEFAULT_BENCHMARKS, runEventStudy } from './evaluation/event-study.ts';
 import { EVIDENCE_BENCHMARKS, evidenceOf } from './evaluation/evidence.ts';
 import { renderPlaceboMarkdown } from './evaluation/placebo-report.ts';
-import { ANNOUNCEMENT_SCORE_VERSION } from './evaluation/announcement-score.ts';
 import { isIsoDate } from './sources/candles.ts';
 import { loadStudyCloses, WIDE_CLOSES_FILE } from './sources/closes.ts';
 import { DOLLAR_VOLUME_FILE, loadDollarVolume } from './sources/dollar-volume.ts';
@@ -187,7 +187,13 @@ async function evaluateAnnouncementsCommand(values: Values, config: Config): Pro
     );
     const closes = await loadStudyCloses();
     const evaluation = dv
-      ? evaluateAnnouncements(rows, coverage.first, closes, period, dollarVolumeRule(await loadDollarVolume()))
+      ? evaluateAnnouncements(
+          rows,
+          coverage.first,
+          closes,
+          period,
+          dollarVolumeRule(await loadDollarVolume()),
+        )
       : evaluateAnnouncements(rows, coverage.first, closes, period);
     say(
       `evaluate: ${evaluation.result.events} of ${evaluation.inPeriod} events from ${period.from} to ${period.to} studied`,

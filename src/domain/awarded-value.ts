@@ -35,6 +35,7 @@ export interface AwardedValue {
 export function awardedValue(p: ParagraphMoney): AwardedValue {
   const n = Math.max(1, p.awardees);
   if (n === 1) return { value: p.faceValue, basis: 'face' };
-  if (p.obligatedAtAward !== null) return { value: Math.round(p.obligatedAtAward / n), basis: 'obligated_share' };
+  if (p.obligatedAtAward !== null)
+    return { value: Math.round(p.obligatedAtAward / n), basis: 'obligated_share' };
   return { value: Math.round((p.faceValue / n) * LICENCE_FRACTION), basis: 'licence' };
 }

@@ -11,8 +11,8 @@ import {
   IN_SAMPLE,
   ownershipExcluded,
   priceSeriesExcluded,
-  SIZE_RULE,
   type ScoreInput,
+  SIZE_RULE,
   scoreQuartileCuts,
   type UniverseExclusion,
 } from './announcement-score.ts';

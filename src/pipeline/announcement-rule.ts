@@ -57,13 +57,16 @@ export async function announcementRules(
   const batch = contracts.filter((c) => sourceOf(c.id) === 'announcement');
   if (batch.length === 0) return out;
   const last = batch.map((c) => c.awardDate).sort()[batch.length - 1] ?? '';
-  const tickers = new Set(batch.map((c) => c.ticker));
   const [rows, coverage, dollarVolume] = await Promise.all([
     announcementEvents(db, last),
     announcementCoverage(db),
     loadDollarVolume(),
   ]);
   if (coverage.first === null) return out;
+  // The rules group events by the ticker whose prices they move (the series ticker: Harris's awards
+  // are HRS's, priced on LHX's series), as the study does; the batch's own `ticker` may differ.
+  const ids = new Set(batch.map((c) => c.id));
+  const tickers = new Set(rows.filter((e) => ids.has(e.id)).map((e) => e.ticker));
   const events = rows.filter((e) => tickers.has(e.ticker));
   const owned = events.filter((e) => !ownershipExcluded(e));
   const size = scoreAnnouncements(owned, coverage.first);

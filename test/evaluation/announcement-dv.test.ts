@@ -14,7 +14,11 @@ import {
   trailingDollarVolume,
 } from '../../src/evaluation/announcement-dv.ts';
 import { bucketIndex } from '../../src/evaluation/announcement-study.ts';
-import { type DollarVolumePoint, loadDollarVolume, parseDollarVolume } from '../../src/sources/dollar-volume.ts';
+import {
+  type DollarVolumePoint,
+  loadDollarVolume,
+  parseDollarVolume,
+} from '../../src/sources/dollar-volume.ts';
 
 /** Trading days from 2016-01-04 on, weekdays only, dollars = 1_000 × (index + 1). */
 function series(days: number): DollarVolumePoint[] {
@@ -22,7 +26,8 @@ function series(days: number): DollarVolumePoint[] {
   const d = new Date('2016-01-04T00:00:00Z');
   while (out.length < days) {
     const wd = d.getUTCDay();
-    if (wd !== 0 && wd !== 6) out.push({ date: d.toISOString().slice(0, 10), dollars: 1_000 * (out.length + 1) });
+    if (wd !== 0 && wd !== 6)
+      out.push({ date: d.toISOString().slice(0, 10), dollars: 1_000 * (out.length + 1) });
     d.setUTCDate(d.getUTCDate() + 1);
   }
   return out;
@@ -119,10 +124,21 @@ describe('the shipped dollar volume', () => {
     const shipped = await loadDollarVolume();
     const lmt = trailingDollarVolume(shipped.get('LMT'), '2016-06-01');
     assert.ok(lmt !== null && lmt > 1e8 && lmt < 2e9, `LMT ${lmt}`);
-    assert.deepEqual(
-      [...shipped.keys()].sort(),
-      ['BA', 'BAH', 'CACI', 'GD', 'HII', 'LDOS', 'LHX', 'LMT', 'NOC', 'PLTR', 'RTX', 'SAIC', 'TXT'],
-    );
+    assert.deepEqual([...shipped.keys()].sort(), [
+      'BA',
+      'BAH',
+      'CACI',
+      'GD',
+      'HII',
+      'LDOS',
+      'LHX',
+      'LMT',
+      'NOC',
+      'PLTR',
+      'RTX',
+      'SAIC',
+      'TXT',
+    ]);
   });
 
   test('a damaged row is refused with its line, never read as a number', () => {

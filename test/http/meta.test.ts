@@ -45,6 +45,7 @@ describe('GET /api/v1/health', () => {
         ['materiality', 'developer'],
         ['regime-aware', 'intelligence'],
         ['announcement-size', 'developer'],
+        ['announcement-dv', 'developer'],
       ],
     );
     assert.ok(!Number.isNaN(Date.parse(body.now)));

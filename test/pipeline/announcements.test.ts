@@ -87,7 +87,9 @@ describe('announcements', () => {
     // June: Eastern Daylight Time, UTC−4.
     assert.equal(event.announced_at, '2018-06-14T21:00:00.000Z');
     assert.equal(event.available_at, event.announced_at);
-    assert.equal(await deliveriesFor(hook.webhookId, event.id), 1);
+    // One per engine the hook's developer key reaches that scored it: materiality, and announcement-dv
+    // (LMT has dollar volume before 2018-06-14; announcement-size has no year of history here).
+    assert.equal(await deliveriesFor(hook.webhookId, event.id), 2);
     const [stored] = await db.query<{ kind: string; contract_numbers: string[]; obligated_at_award: string }>(
       `SELECT kind, contract_numbers, obligated_at_award FROM announcements WHERE id = 'DOD_ANN_2018-06-14_0001'`,
     );

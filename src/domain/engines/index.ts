@@ -29,5 +29,10 @@ export const scoresSource = (engine: Pick<Engine, 'sources'>, source: EventSourc
  * dropped in a later version must stay listed here (every name so far is still in use).
  */
 export const RATIONALE_RULES: readonly string[] = [
-  ...new Set([...MATERIALITY_RULES, ...REGIME_AWARE_RULES, ...ANNOUNCEMENT_SIZE_RULES, ...ANNOUNCEMENT_DV_RULES]),
+  ...new Set([
+    ...MATERIALITY_RULES,
+    ...REGIME_AWARE_RULES,
+    ...ANNOUNCEMENT_SIZE_RULES,
+    ...ANNOUNCEMENT_DV_RULES,
+  ]),
 ];
