@@ -146,7 +146,8 @@ describe('live announcements: one poll of the feed', () => {
           '2018-06-14T21:00:00.000Z',
           '2018-06-14T21:00:00.000Z',
           urls.get(DAY),
-          'RTX',
+          // Point-in-time identity: Raytheon Co. of 2018 is RTN (RTX is the 2020 merger's).
+          'RTN',
         ],
       ],
     );
