@@ -3,10 +3,11 @@
  * signals and candles. Writes REPORT.md, chart.svg and events.csv to DIR (default
  * ./reports/evaluation-<engine>/); progress goes to stderr, the report path to stdout.
  *
- * `evaluate --source announcements [--from D] [--to D] [--out DIR]`: the announcement study of the
- * stored DoD announcement events dated from D to D (default: all stored), scored by the committed
- * rule (evaluation/announcement-score.ts) and priced from the shipped closes files; the same three
- * files go to DIR (default ./reports/evaluation-announcements/).
+ * `evaluate --source announcements [--rule R] [--from D] [--to D] [--out DIR]`: the announcement study
+ * of the stored DoD announcement events dated from D to D (default: all stored), scored by the
+ * committed rule R (`ann-size-1`, the default: evaluation/announcement-score.ts; `ann-dv-1`:
+ * evaluation/announcement-dv.ts) and priced from the shipped closes files; the same three files go to
+ * DIR (default ./reports/evaluation-announcements/, with `-ann-dv-1` appended for that rule).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,18 +15,21 @@ import { parseArgs } from 'node:util';
 import { say } from './cli-errors.ts';
 import { type Config, ConfigError } from './config.ts';
 import { defaultEngine, engineNames, getEngine } from './domain/engines/index.ts';
+import { DV_SCORE_VERSION, dollarVolumeRule } from './evaluation/announcement-dv.ts';
 import { evaluateAnnouncements } from './evaluation/announcement-evaluation.ts';
 import {
   renderEvaluationCsv,
   renderEvaluationMarkdown,
   renderEvaluationSvg,
 } from './evaluation/announcement-evaluation-report.ts';
+import { ANNOUNCEMENT_SCORE_VERSION } from './evaluation/announcement-score.ts';
 import { renderEventsCsv, renderMarkdown, renderSvg } from './evaluation/event-report.ts';
 import { DEFAULT_BENCHMARKS, runEventStudy } from './evaluation/event-study.ts';
 import { EVIDENCE_BENCHMARKS, evidenceOf } from './evaluation/evidence.ts';
 import { renderPlaceboMarkdown } from './evaluation/placebo-report.ts';
 import { isIsoDate } from './sources/candles.ts';
 import { loadStudyCloses, WIDE_CLOSES_FILE } from './sources/closes.ts';
+import { DOLLAR_VOLUME_FILE, loadDollarVolume } from './sources/dollar-volume.ts';
 import { type Db, openDb } from './store/db.ts';
 import { clusterOf } from './store/embedded-postgres.ts';
 import {
@@ -39,7 +43,10 @@ import {
 
 const SOURCES = ['signals', 'announcements'] as const;
 
-type Values = Partial<Record<'source' | 'engine' | 'version' | 'out' | 'from' | 'to', string>>;
+type Values = Partial<Record<'source' | 'engine' | 'version' | 'out' | 'from' | 'to' | 'rule', string>>;
+
+/** The announcement rules `--rule` names. */
+const ANNOUNCEMENT_RULES = [ANNOUNCEMENT_SCORE_VERSION, DV_SCORE_VERSION] as const;
 
 export async function evaluateCommand(args: string[], config: Config): Promise<void> {
   const { values } = parseArgs({
@@ -51,6 +58,7 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
       out: { type: 'string' },
       from: { type: 'string' },
       to: { type: 'string' },
+      rule: { type: 'string' },
     },
   });
   const source = values.source ?? 'signals';
@@ -58,7 +66,7 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
   if (source !== 'signals') {
     throw new ConfigError('--source', `expected ${SOURCES.join(' or ')}, got "${source}"`);
   }
-  for (const name of ['from', 'to'] as const) {
+  for (const name of ['from', 'to', 'rule'] as const) {
     if (values[name] !== undefined) throw new ConfigError(`--${name}`, 'only with --source announcements');
   }
   const engine = values.engine === undefined ? defaultEngine() : getEngine(values.engine);
@@ -132,7 +140,7 @@ export async function evaluateCommand(args: string[], config: Config): Promise<v
 }
 
 /** Bad dates and options fail before the database is opened (exit 2). */
-function announcementPeriod(values: Values): { from?: string; to?: string } {
+function announcementPeriod(values: Values): { from?: string; to?: string; rule: string } {
   for (const name of ['engine', 'version'] as const) {
     if (values[name] !== undefined) {
       throw new ConfigError(
@@ -150,12 +158,19 @@ function announcementPeriod(values: Values): { from?: string; to?: string } {
   if (values.from !== undefined && values.to !== undefined && values.from > values.to) {
     throw new ConfigError('--from', `${values.from} is after --to ${values.to}`);
   }
-  return { from: values.from, to: values.to };
+  const rule = values.rule ?? ANNOUNCEMENT_SCORE_VERSION;
+  if (!(ANNOUNCEMENT_RULES as readonly string[]).includes(rule)) {
+    throw new ConfigError('--rule', `expected ${ANNOUNCEMENT_RULES.join(' or ')}, got "${rule}"`);
+  }
+  return { from: values.from, to: values.to, rule };
 }
 
 async function evaluateAnnouncementsCommand(values: Values, config: Config): Promise<void> {
   const asked = announcementPeriod(values);
-  const outDir = path.resolve(values.out ?? path.join('reports', 'evaluation-announcements'));
+  const dv = asked.rule === DV_SCORE_VERSION;
+  const outDir = path.resolve(
+    values.out ?? path.join('reports', `evaluation-announcements${dv ? `-${DV_SCORE_VERSION}` : ''}`),
+  );
   const db: Db = await openDb(config, { attach: true, log: say });
   try {
     const coverage = await announcementCoverage(db);
@@ -171,7 +186,15 @@ async function evaluateAnnouncementsCommand(values: Values, config: Config): Pro
       `evaluate: ${rows.length} announcement events with a ticker up to ${period.to} (pages ${coverage.first} … ${coverage.last})`,
     );
     const closes = await loadStudyCloses();
-    const evaluation = evaluateAnnouncements(rows, coverage.first, closes, period);
+    const evaluation = dv
+      ? evaluateAnnouncements(
+          rows,
+          coverage.first,
+          closes,
+          period,
+          dollarVolumeRule(await loadDollarVolume()),
+        )
+      : evaluateAnnouncements(rows, coverage.first, closes, period);
     say(
       `evaluate: ${evaluation.result.events} of ${evaluation.inPeriod} events from ${period.from} to ${period.to} studied`,
     );
@@ -180,7 +203,7 @@ async function evaluateAnnouncementsCommand(values: Values, config: Config): Pro
       source: config.databaseUrl
         ? 'PostgreSQL (DATABASE_URL)'
         : `embedded PostgreSQL ${clusterOf(config.dataDir)}`,
-      prices: `yfinance adjusted closes (split- and dividend-adjusted), data/${WIDE_CLOSES_FILE}; SPY and ITA adj_close from data/candles/ (ITA's before 2020-10-26 without dividends)`,
+      prices: `yfinance adjusted closes (split- and dividend-adjusted), data/${WIDE_CLOSES_FILE}; SPY and ITA adj_close from data/candles/ (ITA's before 2020-10-26 without dividends)${dv ? `; dollar volume from data/${DOLLAR_VOLUME_FILE}` : ''}`,
     };
     await mkdir(outDir, { recursive: true });
     await Promise.all([

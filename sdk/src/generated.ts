@@ -245,7 +245,7 @@ export interface DeliveryResponse {
 
 export type DeliveryStatus = "pending" | "delivering" | "succeeded" | "failed";
 
-export type EngineName = "materiality" | "regime-aware" | "announcement-size";
+export type EngineName = "materiality" | "regime-aware" | "announcement-size" | "announcement-dv";
 
 /** Error envelope */
 export interface Error {
@@ -499,7 +499,7 @@ export interface RationaleItem {
 }
 
 /** The engine rule a rationale row accounts for; one engine's rows name some of them. */
-export type RationaleRule = "award_size" | "relative_to_median" | "share_of_trailing" | "agency" | "classification" | "match_confidence" | "regime_unavailable" | "regime_risk_on" | "regime_risk_off" | "regime_high_volatility" | "sector_relative_strength" | "page_over_trailing_year";
+export type RationaleRule = "award_size" | "relative_to_median" | "share_of_trailing" | "agency" | "classification" | "match_confidence" | "regime_unavailable" | "regime_risk_on" | "regime_risk_off" | "regime_high_volatility" | "sector_relative_strength" | "page_over_trailing_year" | "page_awarded_over_dollar_volume";
 
 export interface Regime {
   contract_id: string;
@@ -759,7 +759,7 @@ export type GetOpenapiJsonResponse = unknown;
 /** Query of GET /api/v1/events: Contract events, newest award first, each with its latest signal */
 export interface GetEventsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware" | "announcement-size";
+  engine?: "materiality" | "regime-aware" | "announcement-size" | "announcement-dv";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -802,7 +802,7 @@ export type GetEventsResponse = EventList;
 /** Query of GET /api/v1/events/export: Every event of a filter as one CSV or NDJSON download, streamed */
 export interface GetEventsExportQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware" | "announcement-size";
+  engine?: "materiality" | "regime-aware" | "announcement-size" | "announcement-dv";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -843,7 +843,7 @@ export type GetEventsExportResponse = string;
 /** Query of GET /api/v1/contracts: Alias of /api/v1/events, kept for backward compatibility */
 export interface GetContractsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware" | "announcement-size";
+  engine?: "materiality" | "regime-aware" | "announcement-size" | "announcement-dv";
   /** Stock ticker (case-insensitive). */
   ticker?: string;
   /** Awarding agency, exact name, case-insensitive. */
@@ -889,7 +889,7 @@ export type GetContractsIdResponse = ContractBundle;
 /** Query of GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
 export interface GetContractsIdScoreQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware" | "announcement-size";
+  engine?: "materiality" | "regime-aware" | "announcement-size" | "announcement-dv";
 }
 
 /** GET /api/v1/contracts/{id}/score: The contract's most recent signal under an engine */
@@ -898,7 +898,7 @@ export type GetContractsIdScoreResponse = ScoreResponse;
 /** Query of POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
 export interface PostContractsIdScoreQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware" | "announcement-size";
+  engine?: "materiality" | "regime-aware" | "announcement-size" | "announcement-dv";
 }
 
 /** POST /api/v1/contracts/{id}/score: Compute or recompute the score; idempotent per (contract, engine, engine version) */
@@ -907,7 +907,7 @@ export type PostContractsIdScoreResponse = ScoreResponse;
 /** Query of GET /api/v1/signals: Signals of an engine's current version ranked by signal_score, each with its contract */
 export interface GetSignalsQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware" | "announcement-size";
+  engine?: "materiality" | "regime-aware" | "announcement-size" | "announcement-dv";
   /** Minimum signal_score. */
   min_score?: number;
   /** Stock ticker (case-insensitive). */
@@ -941,7 +941,7 @@ export type GetSignalsResponse = SignalList;
 /** Query of GET /api/v1/signals/export: Every signal of an engine's current version matching a filter, as one CSV or NDJSON download */
 export interface GetSignalsExportQuery {
   /** Engine name; defaults to the registry default engine (materiality). */
-  engine?: "materiality" | "regime-aware" | "announcement-size";
+  engine?: "materiality" | "regime-aware" | "announcement-size" | "announcement-dv";
   /** Minimum signal_score. */
   min_score?: number;
   /** Stock ticker (case-insensitive). */

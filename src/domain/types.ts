@@ -118,20 +118,22 @@ export interface EngineInput {
    * computed by the pipeline); absent for other events.
    */
   announcement?: AnnouncementRuleInput;
+  /** The `ann-dv-1` rule's reading of the same event (src/evaluation/announcement-dv.ts); absent for other events. */
+  announcementDv?: AnnouncementRuleInput;
 }
 
 /** Where an event comes from: DoD's daily announcements or USASpending's award records. */
 export type EventSource = 'usaspending' | 'announcement';
 
 export interface AnnouncementRuleInput {
-  /** The company's announced value on the page / its trailing-year value; null when the rule gives no score. */
+  /** The rule's ratio (`ann-size-1`: page / trailing-year value; `ann-dv-1`: page awarded / daily dollar volume); null when the rule gives no score. */
   ratio: number | null;
   /** Its quartile by the rule's committed cut points, 0 (Q1) … 3 (Q4); null with no score. */
   quartile: number | null;
   pageValue: number;
   trailingValue: number | null;
-  /** Why there is no score: less than a year of stored history, or a recipient its ticker did not own yet. */
-  reason: 'short_history' | 'ownership' | null;
+  /** Why there is no score: less than a year of stored history, no dollar volume before the date, or a recipient its ticker did not own yet. */
+  reason: 'short_history' | 'no_dollar_volume' | 'ownership' | null;
 }
 
 export interface EngineOutput {

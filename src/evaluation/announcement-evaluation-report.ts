@@ -62,14 +62,9 @@ export function renderEvaluationMarkdown(evaluation: AnnouncementEvaluation, met
       `Events: ${meta.source}. Prices: ${meta.prices}.`,
   );
   push();
+  push(`**Score (${evaluation.version}).** ${evaluation.describe}.`);
   push(
-    `**Score (${evaluation.version}).** The company's announced value on the page (its events' values, a multiple-award`,
-  );
-  push(
-    'ceiling split evenly among the awardees) / its announced value in the 365 days strictly before the page; ∞ with',
-  );
-  push(
-    `none. Quartile cut points ${evaluation.cuts.map(cut).join(', ')} (${evaluation.cutsSource}), applied unchanged` +
+    `Quartile cut points ${evaluation.cuts.map(cut).join(', ')} (${evaluation.cutsSource}), applied unchanged` +
       (evaluation.periodCuts
         ? `; this period's own quartile cut points would be ${evaluation.periodCuts.map(cut).join(', ')} (not used).`
         : '.'),

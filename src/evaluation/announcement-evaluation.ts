@@ -6,14 +6,13 @@
 
 import { announcementPlacebo } from './announcement-placebo.ts';
 import {
-  ANNOUNCEMENT_SCORE_VERSION,
+  type AnnouncementRule,
   type AnnouncementScore,
   IN_SAMPLE,
   ownershipExcluded,
   priceSeriesExcluded,
-  SCORE_CUTS,
   type ScoreInput,
-  scoreAnnouncements,
+  SIZE_RULE,
   scoreQuartileCuts,
   type UniverseExclusion,
 } from './announcement-score.ts';
@@ -36,6 +35,8 @@ export interface Period {
 
 export interface AnnouncementEvaluation {
   version: string;
+  /** The rule in words. */
+  describe: string;
   period: Period;
   cuts: readonly number[];
   /** Where the cut points came from, for the report. */
@@ -60,11 +61,12 @@ export const kindScoreGrouping = (kind: string): string => `score quartile, ${ki
  * history). `historyFrom`: the first date the stored announcements cover. The first applicable reason
  * excludes an event, in the order of UniverseExclusion.
  */
-export function evaluateAnnouncements(
-  events: readonly ScoreInput[],
+export function evaluateAnnouncements<T extends ScoreInput>(
+  events: readonly T[],
   historyFrom: string,
   closes: ReadonlyMap<string, readonly PricePoint[]>,
   period: Period,
+  rule: AnnouncementRule<T> = SIZE_RULE as AnnouncementRule<T>,
 ): AnnouncementEvaluation {
   const inPeriod = (e: { date: string }): boolean => e.date >= period.from && e.date <= period.to;
   const excluded: Partial<Record<UniverseExclusion, number>> = {};
@@ -76,7 +78,7 @@ export function evaluateAnnouncements(
     if (inPeriod(e)) exclude('ownership');
     return false;
   });
-  const scored = scoreAnnouncements(owned, historyFrom);
+  const scored = rule.score(owned, historyFrom);
   const scores = new Map<string, AnnouncementScore>();
   const studied: AnnouncementEvent[] = [];
   owned.forEach((e, i) => {
@@ -87,7 +89,7 @@ export function evaluateAnnouncements(
     if (priceSeriesExcluded(e)) exclude('price_series');
     else if (first === undefined) exclude('no_series');
     else if (first > e.date) exclude('not_listed');
-    else if (s.score === null) exclude('short_history');
+    else if (s.score === null) exclude(rule.unscored);
     else {
       studied.push({
         id: e.id,
@@ -99,16 +101,16 @@ export function evaluateAnnouncements(
       });
     }
   });
-  const cutsSource = `in sample ${IN_SAMPLE.from} → ${IN_SAMPLE.to}, ${ANNOUNCEMENT_SCORE_VERSION}`;
+  const cutsSource = `in sample ${IN_SAMPLE.from} → ${IN_SAMPLE.to}, ${rule.version}`;
   const kinds = [...new Set(studied.map((e) => e.kind))].sort();
-  const quartiles = scoreQuartiles(SCORE_CUTS, cutsSource);
+  const quartiles = scoreQuartiles(rule.cuts, cutsSource);
   const groupings: Grouping[] = [
     quartiles,
     kindGrouping(kinds),
     ...kinds.map((kind) =>
       cutGrouping(
         kindScoreGrouping(kind),
-        SCORE_CUTS,
+        rule.cuts,
         (e) => (e.kind === kind ? e.score : null),
         QUARTILES,
         `score quartiles (cut points from ${cutsSource}) among ${kind} events`,
@@ -116,9 +118,10 @@ export function evaluateAnnouncements(
     ),
   ];
   return {
-    version: ANNOUNCEMENT_SCORE_VERSION,
+    version: rule.version,
+    describe: rule.describe,
     period,
-    cuts: SCORE_CUTS,
+    cuts: rule.cuts,
     cutsSource,
     inPeriod: events.filter(inPeriod).length,
     excluded,

@@ -90,6 +90,29 @@ export function scoreAnnouncements(events: readonly ScoreInput[], historyFrom: s
   return out;
 }
 
+/** A rule the announcement study can judge: its version, in-sample cut points and scores. */
+export interface AnnouncementRule<T extends ScoreInput = ScoreInput> {
+  version: string;
+  /** What the score is, in words, for the report (ends without a full stop). */
+  describe: string;
+  cuts: readonly number[];
+  /** Why an event the rule gives no score is left out of the study. */
+  unscored: UniverseExclusion;
+  /** Scores of `events` in their order; `historyFrom` is the first date the stored announcements cover. */
+  score(events: readonly T[], historyFrom: string): AnnouncementScore[];
+}
+
+/** `ann-size-1` as the announcement evaluation's rule. */
+export const SIZE_RULE: AnnouncementRule = {
+  version: ANNOUNCEMENT_SCORE_VERSION,
+  describe:
+    "The company's announced value on the page (its events' values, a multiple-award ceiling split evenly " +
+    'among the awardees) / its announced value in the 365 days strictly before the page; ∞ with none',
+  cuts: SCORE_CUTS,
+  unscored: 'short_history',
+  score: scoreAnnouncements,
+};
+
 // -------------------------------------------------------------------------------------------------
 // The study universe
 
@@ -186,7 +209,13 @@ export const OWNERSHIP_EXCLUSIONS: readonly OwnershipExclusion[] = [
   },
 ];
 
-export type UniverseExclusion = 'ownership' | 'price_series' | 'no_series' | 'not_listed' | 'short_history';
+export type UniverseExclusion =
+  | 'ownership'
+  | 'price_series'
+  | 'no_series'
+  | 'not_listed'
+  | 'short_history'
+  | 'no_dollar_volume';
 
 export const UNIVERSE_EXCLUSION_TEXT: Readonly<Record<UniverseExclusion, string>> = {
   ownership: 'recipient not yet owned by the resolved company (scored without them as well)',
@@ -194,6 +223,7 @@ export const UNIVERSE_EXCLUSION_TEXT: Readonly<Record<UniverseExclusion, string>
   no_series: 'no price series for the ticker',
   not_listed: "the ticker's series starts after the announcement (not listed then)",
   short_history: 'less than a year of announcement history before the date (no score)',
+  no_dollar_volume: 'fewer than 60 trading days of shipped dollar volume before the date (no score)',
 };
 
 export const ownershipExcluded = (e: { ticker: string; recipient: string; date: string }): boolean =>

@@ -5,6 +5,7 @@
  * (score.ts); predict each event's next five days (predict.ts). A signal created here fires `signal.created` the evening of the announcement; the award,
  * when USASpending publishes it months later, is linked to it and sends nothing again.
  */
+import { awardedValue } from '../domain/awarded-value.ts';
 import type { AwardRecord } from '../domain/types.ts';
 import { type AnnouncementParagraph, parseParagraph } from '../sources/announcements.ts';
 import {
@@ -39,11 +40,18 @@ const AGENCY = 'Department of Defense';
 const MAX_DESCRIPTION = 10_000;
 const BATCH = 2000;
 
-/** One event per awardee; a shared ceiling is split evenly, so a group's events add up to it once. */
+/**
+ * One event per awardee, valued at the money it was really awarded (domain/awarded-value.ts): a
+ * shared ceiling is a licence to compete, so its holders get their share of the obligated amount.
+ */
 function eventsOf(row: AnnouncementRow): { award: AwardRecord; piids: string[] }[] {
   const { parsed } = row;
   if (parsed.kind === 'other' || parsed.faceValue === null || parsed.awardees.length === 0) return [];
-  const share = Math.round(parsed.faceValue / parsed.awardees.length);
+  const { value } = awardedValue({
+    faceValue: parsed.faceValue,
+    obligatedAtAward: parsed.obligatedAtAward,
+    awardees: parsed.awardees.length,
+  });
   return parsed.awardees.map((awardee, i) => ({
     award: {
       id: `${row.id}_${i + 1}`,
@@ -54,7 +62,7 @@ function eventsOf(row: AnnouncementRow): { award: AwardRecord; piids: string[] }
       parentUei: null,
       awardingAgency: AGENCY,
       awardingSubAgency: row.section ? row.section.slice(0, 500) : null,
-      value: share,
+      value,
       awardDate: row.date,
       description: row.text.slice(0, MAX_DESCRIPTION),
       naics: null,

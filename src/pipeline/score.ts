@@ -7,7 +7,7 @@
 import { scoresSource } from '../domain/engines/index.ts';
 import { computeRegime, REGIME_LOOKBACK_DAYS } from '../domain/regimes.ts';
 import { addDays, type DatedValue, trailingSpan, trailingStatsMany } from '../domain/trailing.ts';
-import type { AnnouncementRuleInput, Engine } from '../domain/types.ts';
+import type { Engine } from '../domain/types.ts';
 import {
   type Candle,
   type EngineInput,
@@ -31,7 +31,7 @@ import { candleSeries } from '../store/market.ts';
 import { latestSignal } from '../store/signals.ts';
 import { type SignalWrite, signalWrite, upsertRegimes, upsertSignals } from '../store/writes.ts';
 import { enqueueSignalCreated } from '../webhooks/outbox.ts';
-import { announcementRules } from './announcement-rule.ts';
+import { type AnnouncementReadings, announcementRules } from './announcement-rule.ts';
 import type { ScoringContext } from './context.ts';
 import { WritePipeline, YIELD_EVERY, yieldToIo } from './overlap.ts';
 
@@ -62,7 +62,7 @@ export async function scoreContracts(
     loadBenchmarks(ctx.db, contracts),
     ctx.engines.some((e) => e.sources?.includes('announcement'))
       ? announcementRules(ctx.db, contracts)
-      : new Map<string, AnnouncementRuleInput>(),
+      : new Map<string, AnnouncementReadings>(),
   ]);
   options.onHistoryLoaded?.();
   const regimeByDate = new Map<string, RegimeResult | null>();
@@ -99,7 +99,8 @@ export async function scoreContracts(
         company: sectors.get(contract.ticker) ?? null,
         trailing: trailing.get(contract.id) ?? NO_TRAILING,
         regime,
-        announcement: rules.get(contract.id),
+        announcement: rules.get(contract.id)?.size,
+        announcementDv: rules.get(contract.id)?.dv,
       };
       outputs.clear();
       const source = sourceOf(contract.id);

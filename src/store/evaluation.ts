@@ -64,8 +64,12 @@ export interface AnnouncementEventRow {
   /** When the page was published (17:00 New York time of `date`), ISO 8601. */
   announcedAt: string;
   kind: string;
-  /** Whole dollars: the paragraph's face value, a multiple-award ceiling split evenly among its awardees. */
+  /** Whole dollars: the paragraph's face value, a multiple-award ceiling split evenly among its awardees (`ann-size-1`'s value). */
   value: number;
+  /** The paragraph's money as read (`ann-dv-1` values it with domain/awarded-value.ts). */
+  faceValue: number;
+  obligatedAtAward: number | null;
+  awardees: number;
 }
 
 /**
@@ -75,7 +79,9 @@ export interface AnnouncementEventRow {
 export async function announcementEvents(db: Queryable, to: string | null): Promise<AnnouncementEventRow[]> {
   return db.query<AnnouncementEventRow>(
     `SELECT c.id, ${PRICE_TICKER_SQL} AS ticker, c.recipient_name AS recipient, a.announced_on AS date, a.announced_at AS "announcedAt",
-       a.kind, c.contract_value AS value
+       a.kind, round(a.face_value::numeric / greatest(jsonb_array_length(a.awardees), 1))::float8 AS value,
+       a.face_value::float8 AS "faceValue", a.obligated_at_award::float8 AS "obligatedAtAward",
+       greatest(jsonb_array_length(a.awardees), 1) AS awardees
      FROM contracts c
        JOIN announcements a ON a.id = substring(c.id from '^(DOD_ANN_\\d{4}-\\d{2}-\\d{2}_\\d{4})')
      WHERE c.source = 'announcement' AND c.ticker IS NOT NULL AND ($1::date IS NULL OR a.announced_on <= $1::date)

@@ -95,6 +95,7 @@ describe('dashboard signals: the API’s tiers for the signed-in plan', () => {
         ['materiality', true],
         ['regime-aware', false],
         ['announcement-size', true],
+        ['announcement-dv', true],
       ],
     );
   });

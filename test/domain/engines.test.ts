@@ -51,7 +51,7 @@ function sumOf(out: EngineOutput): number {
 }
 
 test('the registry lists the engines with materiality as the default', () => {
-  assert.deepEqual(engineNames(), ['materiality', 'regime-aware', 'announcement-size']);
+  assert.deepEqual(engineNames(), ['materiality', 'regime-aware', 'announcement-size', 'announcement-dv']);
   assert.equal(defaultEngine().name, 'materiality');
   assert.equal(ENGINES.filter((e) => e.isDefault).length, 1);
   assert.equal(getEngine('nope'), undefined);
@@ -61,6 +61,7 @@ test('the registry lists the engines with materiality as the default', () => {
       ['materiality', '2.0.0', 'developer'],
       ['regime-aware', '1.1.0', 'intelligence'],
       ['announcement-size', 'ann-size-1', 'developer'],
+      ['announcement-dv', 'ann-dv-1', 'developer'],
     ],
   );
 });

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { toCsv } from '../../src/sources/csv.ts';
+import { loadDollarVolume } from '../../src/sources/dollar-volume.ts';
 import { openDb } from '../../src/store/db.ts';
 import { cli } from '../support/cli.ts';
 import { admin, appUrl, SEED_TEMPLATE } from '../support/db.ts';
@@ -68,6 +69,8 @@ describe('evaluate --source announcements', () => {
       [['--to', '2016-02-30'], /invalid --to: expected a date YYYY-MM-DD, got "2016-02-30"/],
       [['--from', '2017-01-01', '--to', '2016-12-31'], /invalid --from: 2017-01-01 is after --to 2016-12-31/],
       [['--engine', 'materiality'], /invalid --engine: not with --source announcements/],
+      [['--rule', 'ann-dv-2'], /invalid --rule: expected ann-size-1 or ann-dv-1, got "ann-dv-2"/],
+      [['--rule', ''], /invalid --rule: expected ann-size-1 or ann-dv-1, got ""/],
     ];
     for (const [args, message] of cases) {
       const run = await cli(['evaluate', '--source', 'announcements', ...args], env);
@@ -80,6 +83,9 @@ describe('evaluate --source announcements', () => {
     const signals = await cli(['evaluate', '--from', '2016-01-01'], env);
     assert.equal(signals.code, 2);
     assert.match(signals.stderr, /invalid --from: only with --source announcements/);
+    const rule = await cli(['evaluate', '--rule', 'ann-dv-1'], env);
+    assert.equal(rule.code, 2);
+    assert.match(rule.stderr, /invalid --rule: only with --source announcements/);
   });
 
   test('with no announcements stored it says what to run', async () => {
@@ -159,5 +165,45 @@ describe('evaluate --source announcements', () => {
     const svg = await readFile(path.join(out, 'chart.svg'), 'utf8');
     assert.match(svg, /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg"/);
     assert.ok(!svg.includes('NaN'));
+
+    // The same events under ann-dv-1: LMT's $30 M / its mean dollar volume of the 60 trading days before.
+    const dvOut = path.join(dir, 'report-dv');
+    const dv = await cli(
+      [
+        'evaluate',
+        '--source',
+        'announcements',
+        '--rule',
+        'ann-dv-1',
+        '--from',
+        '2016-05-01',
+        '--to',
+        '2016-12-31',
+        '--out',
+        dvOut,
+      ],
+      env,
+    );
+    assert.equal(dv.code, 0, dv.stderr);
+    const dvReport = await readFile(path.join(dvOut, 'REPORT.md'), 'utf8');
+    assert.match(dvReport, /^# Announcement study: ann-dv-1, 2016-05-01 → 2016-12-31\n/);
+    assert.match(
+      dvReport,
+      /Quartile cut points 0\.08086, 0\.2593, 0\.7559 \(in sample 2014-08-01 → 2016-12-31, ann-dv-1\)/,
+    );
+    const lmtVolume =
+      (await loadDollarVolume())
+        .get('LMT')
+        ?.filter((p) => p.date < '2016-06-15')
+        .slice(-60) ?? [];
+    assert.equal(lmtVolume.length, 60);
+    const adv = lmtVolume.reduce((sum, p) => sum + p.dollars, 0) / 60;
+    const dvCsv = (await readFile(path.join(dvOut, 'events.csv'), 'utf8')).trim().split('\n');
+    const dvLmt = dvCsv.find((line) => line.startsWith('DOD_ANN_2016-06-15_0001_1,'))?.split(',');
+    assert.ok(dvLmt, 'the LMT event is studied');
+    assert.ok(
+      Math.abs(Number(dvLmt[6]) / (30_000_000 / adv) - 1) < 1e-3,
+      `${dvLmt[6]} vs ${30_000_000 / adv}`,
+    );
   });
 });

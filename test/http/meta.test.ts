@@ -45,6 +45,7 @@ describe('GET /api/v1/health', () => {
         ['materiality', 'developer'],
         ['regime-aware', 'intelligence'],
         ['announcement-size', 'developer'],
+        ['announcement-dv', 'developer'],
       ],
     );
     assert.ok(!Number.isNaN(Date.parse(body.now)));
@@ -57,7 +58,7 @@ describe('GET /api/v1/health', () => {
     const first = await getJson<{ engines: Entry[] }>(client, '/api/v1/health');
     assert.deepEqual(
       first.body.engines.map((e) => e.evidence),
-      [null, null, null],
+      [null, null, null, null],
     );
     const version = getEngine('materiality')?.version ?? '';
     const study = await recordEventStudy(db, 'materiality', version, new Date('2026-11-27T10:00:00Z'));

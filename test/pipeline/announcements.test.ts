@@ -87,7 +87,9 @@ describe('announcements', () => {
     // June: Eastern Daylight Time, UTC−4.
     assert.equal(event.announced_at, '2018-06-14T21:00:00.000Z');
     assert.equal(event.available_at, event.announced_at);
-    assert.equal(await deliveriesFor(hook.webhookId, event.id), 1);
+    // One per engine the hook's developer key reaches that scored it: materiality, and announcement-dv
+    // (LMT has dollar volume before 2018-06-14; announcement-size has no year of history here).
+    assert.equal(await deliveriesFor(hook.webhookId, event.id), 2);
     const [stored] = await db.query<{ kind: string; contract_numbers: string[]; obligated_at_award: string }>(
       `SELECT kind, contract_numbers, obligated_at_award FROM announcements WHERE id = 'DOD_ANN_2018-06-14_0001'`,
     );
@@ -138,7 +140,7 @@ describe('announcements', () => {
     assert.equal(await deliveriesFor(hook.webhookId, 'DOD_ANN_2018-01-11_0001_1'), 0);
   });
 
-  test('a multiple award shares its ceiling; footnotes and fragments make no events; reading again changes nothing', async () => {
+  test('a multiple award is a licence to compete: each holder gets its share of the ceiling × LICENCE_FRACTION; footnotes and fragments make no events; reading again changes nothing', async () => {
     const multi =
       'Alpha Builders, Inc.,* Norfolk, Virginia (N40085-18-D-0001); and Lockheed Martin Corp., Orlando, Florida (N40085-18-D-0002), are each being awarded a firm-fixed-price, indefinite-delivery/indefinite-quantity multiple award contract. The combined maximum dollar value for both contracts is $90,000,000. Naval Facilities Engineering Command Mid-Atlantic, Norfolk, Virginia, is the contracting activity.';
     const paragraphs = day('2018-03-01', [
@@ -154,8 +156,9 @@ describe('announcements', () => {
     assert.deepEqual(
       values.map((v) => [v.id, v.contract_value]),
       [
-        ['DOD_ANN_2018-03-01_0001_1', 45_000_000],
-        ['DOD_ANN_2018-03-01_0001_2', 45_000_000],
+        // No amount obligated at award on the page: $45 M each of the shared $90 M ceiling × 0.00025.
+        ['DOD_ANN_2018-03-01_0001_1', 11_250],
+        ['DOD_ANN_2018-03-01_0001_2', 11_250],
       ],
     );
     const again = await ingestAnnouncements(ctx, paragraphs);

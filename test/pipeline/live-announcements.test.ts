@@ -146,7 +146,7 @@ describe('live announcements: one poll of the feed', () => {
           '2018-06-14T21:00:00.000Z',
           '2018-06-14T21:00:00.000Z',
           urls.get(DAY),
-          // Raytheon Co. in 2018, before the merger with United Technologies: its own ticker then.
+          // Point-in-time identity: Raytheon Co. of 2018 is RTN (RTX is the 2020 merger's).
           'RTN',
         ],
       ],
@@ -157,9 +157,11 @@ describe('live announcements: one poll of the feed', () => {
     assert.equal(page?.article_id, new URL(urls.get(DAY) ?? '').pathname.split('/').at(-2));
     assert.match(page?.content_hash ?? '', /^[0-9a-f]{64}$/);
     assert.equal(page?.fetched_at, clock.toISOString());
+    // Once per engine the hook's developer key reaches that scored the event: materiality for each, and
+    // announcement-dv for Lockheed Martin's (Raytheon Co. of 2018 has no shipped dollar volume).
     assert.deepEqual(await deliveries(hook.webhookId), [
-      ['DOD_ANN_2018-06-14_0001_1', 1],
-      ['DOD_ANN_2018-06-14_0002_1', 1],
+      ['DOD_ANN_2018-06-14_0001_1', 2],
+      ['DOD_ANN_2018-06-14_0002_1', 2],
       ['DOD_ANN_2018-06-14_0003_1', 1],
     ]);
     // Served with the event, in the bundle and the lists.
@@ -262,9 +264,10 @@ describe('live announcements: one poll of the feed', () => {
     // Corrected: a new version, announced when first seen.
     assert.equal(correction?.announced_at, clock.toISOString());
     assert.ok(added.every((e) => e.source_url === site.articleUrl(DAY)));
+    // Materiality's and announcement-dv's signal of each (Lockheed Martin's events).
     assert.deepEqual(await deliveries(hook.webhookId), [
-      ['DOD_ANN_2018-06-14_0005_1', 1],
-      ['DOD_ANN_2018-06-14_0006_1', 1],
+      ['DOD_ANN_2018-06-14_0005_1', 2],
+      ['DOD_ANN_2018-06-14_0006_1', 2],
     ]);
     const again = await pollLiveAnnouncements(ctx, reader);
     assert.equal(again.paragraphs, 0);

@@ -20,40 +20,66 @@ export const QUARTILE_SCORES: readonly number[] = [20, 50, 70, 90];
 
 const LABELS = ['Q1', 'Q2', 'Q3', 'Q4'];
 
-function scoreAnnouncement(input: EngineInput): EngineOutput | null {
-  const rule: AnnouncementRuleInput | undefined = input.announcement;
-  if (!rule || rule.quartile === null || rule.ratio === null) return null;
-  const signal = QUARTILE_SCORES[rule.quartile] ?? 0;
-  const ratio = Number.isFinite(rule.ratio)
-    ? rule.ratio.toPrecision(4)
-    : '∞ (nothing announced in the year before)';
-  return {
-    scores: {
-      signal,
-      importance: signal,
-      confidence: Math.round(100 * input.contract.matchConfidence),
-      // The rule says nothing about risk: neutral.
-      risk: 50,
-    },
-    rationale: [
-      {
-        rule: ANNOUNCEMENT_SIZE_RULES[0],
-        weight: 100,
-        value: rule.quartile / 3,
-        contribution: signal,
-        detail:
-          `${LABELS[rule.quartile]}: the company's announced value on the page, $${rule.pageValue}, / its announced ` +
-          `value in the 365 days before, $${rule.trailingValue ?? 0}, = ${ratio}`,
+/** What distinguishes one announcement rule's engine from another's. */
+export interface QuartileEngineSpec {
+  name: string;
+  version: string;
+  /** The rationale row's rule name. */
+  rule: string;
+  /** The rule's reading of the event, from the pipeline. */
+  reading(input: EngineInput): AnnouncementRuleInput | undefined;
+  /** The rationale row's detail, after "Q<n>: ". */
+  detail(reading: AnnouncementRuleInput): string;
+}
+
+/** An engine whose signal is the quartile of a committed announcement rule (developer tier, announcement events only). */
+export function quartileEngine(spec: QuartileEngineSpec): Engine {
+  const score = (input: EngineInput): EngineOutput | null => {
+    const rule = spec.reading(input);
+    if (!rule || rule.quartile === null || rule.ratio === null) return null;
+    const signal = QUARTILE_SCORES[rule.quartile] ?? 0;
+    return {
+      scores: {
+        signal,
+        importance: signal,
+        confidence: Math.round(100 * input.contract.matchConfidence),
+        // The rule says nothing about risk: neutral.
+        risk: 50,
       },
-    ],
+      rationale: [
+        {
+          rule: spec.rule,
+          weight: 100,
+          value: rule.quartile / 3,
+          contribution: signal,
+          detail: `${LABELS[rule.quartile]}: ${spec.detail(rule)}`,
+        },
+      ],
+    };
+  };
+  return {
+    name: spec.name,
+    version: spec.version,
+    tier: 'developer',
+    isDefault: false,
+    sources: ['announcement'],
+    score,
   };
 }
 
-export const announcementSize: Engine = {
+export const announcementSize: Engine = quartileEngine({
   name: 'announcement-size',
   version: 'ann-size-1',
-  tier: 'developer',
-  isDefault: false,
-  sources: ['announcement'],
-  score: scoreAnnouncement,
-};
+  rule: ANNOUNCEMENT_SIZE_RULES[0],
+  reading: (input) => input.announcement,
+  detail: (rule) => {
+    const ratio =
+      rule.ratio !== null && Number.isFinite(rule.ratio)
+        ? rule.ratio.toPrecision(4)
+        : '∞ (nothing announced in the year before)';
+    return (
+      `the company's announced value on the page, $${rule.pageValue}, / its announced ` +
+      `value in the 365 days before, $${rule.trailingValue ?? 0}, = ${ratio}`
+    );
+  },
+});

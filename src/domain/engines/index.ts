@@ -1,9 +1,10 @@
 import type { Engine, EventSource } from '../types.ts';
+import { ANNOUNCEMENT_DV_RULES, announcementDv } from './announcement-dv.ts';
 import { ANNOUNCEMENT_SIZE_RULES, announcementSize } from './announcement-size.ts';
 import { MATERIALITY_RULES, materiality } from './materiality.ts';
 import { REGIME_AWARE_RULES, regimeAware } from './regime-aware.ts';
 
-export const ENGINES: readonly Engine[] = [materiality, regimeAware, announcementSize];
+export const ENGINES: readonly Engine[] = [materiality, regimeAware, announcementSize, announcementDv];
 
 export function getEngine(name: string): Engine | undefined {
   return ENGINES.find((engine) => engine.name === name);
@@ -28,5 +29,10 @@ export const scoresSource = (engine: Pick<Engine, 'sources'>, source: EventSourc
  * dropped in a later version must stay listed here (every name so far is still in use).
  */
 export const RATIONALE_RULES: readonly string[] = [
-  ...new Set([...MATERIALITY_RULES, ...REGIME_AWARE_RULES, ...ANNOUNCEMENT_SIZE_RULES]),
+  ...new Set([
+    ...MATERIALITY_RULES,
+    ...REGIME_AWARE_RULES,
+    ...ANNOUNCEMENT_SIZE_RULES,
+    ...ANNOUNCEMENT_DV_RULES,
+  ]),
 ];
