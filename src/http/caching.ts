@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { FastifyRequest, RouteOptions } from 'fastify';
 import { PLAN_LIMITS } from '../domain/plans.ts';
-import { Lru } from '../infra/lru.ts';
 import type { ResponseCache } from '../infra/response-cache.ts';
 import type { NotificationBus } from '../store/notifications.ts';
 import type { App, Services } from './types.ts';
@@ -38,45 +37,20 @@ const sortedEntries = (values: unknown) =>
     ),
   );
 
-/** The cache keys of one URL: its route input, and the full key per tier for `day`. */
-interface UrlKeys {
-  input: string;
-  day: string;
-  byTier: Map<string, string>;
-}
-
 /**
  * What the body of a cacheable route depends on: the caller's tier (rationale, engine tiers), the UTC
  * day (decay ages), and the route with its parameters and query as validated (coerced, defaults
  * filled, sorted: spellings of one query share an entry).
  *
- * `urls` keeps the last part by route and request target, with the whole key per tier for the current
- * day (why: docs/EVALUATION.md#response-cache-keys). The target only finds the memo: what is kept (the
- * key, and under it the body and `Link`) is built from the route's validated input, never from the
- * target's text, which request-checks.ts has already held to origin form without a `#`. Such a target
- * holds only declared parameters (an unknown one, `?api_key=…` included, is refused with 400 before
- * this runs), so no credential is kept.
+ * Everything in the key comes from the matched route and its validated input, never from the request
+ * target's text: two spellings of one request share an entry, and no spelling can add an entry of its
+ * own (an earlier memo keyed by the target was dropped for that reason). Only declared parameters reach
+ * it (an unknown one, `?api_key=…` included, is refused with 400 before this runs), so no credential is kept.
  */
-export function cacheKey(request: FastifyRequest, now: Date, urls: Lru<string, UrlKeys>): string {
+export function cacheKey(request: FastifyRequest, now: Date): string {
   const tier = request.principal ? PLAN_LIMITS[request.principal.plan].tier : '-';
-  const day = utcDay(now.getTime());
-  const route = request.routeOptions.url;
-  const target = `${route} ${request.url}`;
-  let keys = urls.get(target);
-  if (keys === undefined) {
-    const input = `${route}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
-    keys = { input, day, byTier: new Map() };
-    urls.set(target, keys);
-  } else if (keys.day !== day) {
-    keys.day = day;
-    keys.byTier.clear();
-  }
-  let key = keys.byTier.get(tier);
-  if (key === undefined) {
-    key = `${tier}\n${day}\n${keys.input}`;
-    keys.byTier.set(tier, key);
-  }
-  return key;
+  const input = `${request.routeOptions.url}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
+  return `${tier}\n${utcDay(now.getTime())}\n${input}`;
 }
 
 const DAY_MS = 86_400_000;
@@ -100,9 +74,6 @@ const SHAREABLE_LINK = /^<\/(?!\/)[^<>#\s]*>; rel="next"$/;
 const shareableLink = (link: unknown): boolean =>
   link === undefined || (typeof link === 'string' && SHAREABLE_LINK.test(link));
 
-/** URLs whose cache-key input is kept. */
-const KEY_URLS = 10_000;
-
 /**
  * Routes declaring `cache` get `Cache-Control: private, no-cache` and a strong ETag on their 200s, a 304
  * when If-None-Match matches, and, with a response cache, their 200 bodies kept and served from it. The
@@ -119,7 +90,6 @@ export function installCaching(
   options: { responses: ResponseCache | null; bus: NotificationBus | null },
 ): void {
   const { responses, bus } = options;
-  const keyInputs = new Lru<string, UrlKeys>(KEY_URLS);
   app.decorateRequest('cacheSlot', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     if (!route.config?.cache) return;
@@ -134,7 +104,7 @@ export function installCaching(
     if (!request.routeOptions.config.cache || request.method !== 'GET') return done();
     reply.header('cache-control', 'private, no-cache');
     if (!responses) return done();
-    const key = cacheKey(request, services.now(), keyInputs);
+    const key = cacheKey(request, services.now());
     const hit = responses.get(key);
     if (!hit) {
       request.cacheSlot = { key, version: responses.begin(), hit: false };
