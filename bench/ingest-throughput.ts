@@ -235,7 +235,14 @@ function sqlStage(text: string): string {
   if (t.startsWith('INSERT INTO unmatched_recipients')) return 'db: tally unmatched';
   if (t.startsWith('INSERT INTO market_regimes')) return 'db: upsert regimes';
   if (t.startsWith('INSERT INTO signals')) return 'db: upsert signals';
-  if (/^SELECT ticker, award_date/.test(t)) return 'db: load trailing history';
+  if (/^SELECT c\.ticker, c\.source, c\.award_date/.test(t)) return 'db: load trailing history';
+  if (t.startsWith('WITH pairs AS')) return 'db: link announcements';
+  if (t.startsWith('CREATE INDEX')) return 'db: build deferred indexes';
+  if (t.startsWith('SELECT c.id, c.unscored FROM')) return 'db: probe stored contracts';
+  if (t.startsWith('SELECT c.ticker, count(*)')) return 'db: count contracts to score';
+  if (t.startsWith('SELECT c.id, c.ticker, c.contract_value')) return 'db: load contracts to score';
+  if (t.startsWith('INSERT INTO webhook_outbox') || t.includes('webhook_outbox'))
+    return 'db: signal.created outbox';
   return 'db: other';
 }
 
