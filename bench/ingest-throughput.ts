@@ -339,6 +339,10 @@ function serverMs(from: Map<number, number> | null, to: Map<number, number> | nu
   if (from === null || to === null) return null;
   let total = 0;
   for (const [pid, ms] of to) total += ms - (from.get(pid) ?? 0);
+  // With reaped children counted (negative keys), a backend that ended brought its whole life's CPU
+  // into its postmaster's count: what it had used by the first reading is not this interval's.
+  if ([...to.keys()].some((pid) => pid < 0))
+    for (const [pid, ms] of from) if (pid > 0 && !to.has(pid)) total -= ms;
   return total;
 }
 
