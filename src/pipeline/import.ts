@@ -50,8 +50,8 @@ export interface ImportOptions {
   deferIndexesFrom?: number;
   /**
    * Threads that resolve, classify, write and score in parallel (import-pool.ts), for an import of at
-   * least `threadsFrom` awards (estimated as for `deferIndexesFrom`). Default: one per core, from
-   * 100,000 awards; 0 or 1 imports on this thread alone.
+   * least `threadsFrom` awards (estimated as for `deferIndexesFrom`). Default: one per core (at most
+   * four), from 100,000 awards; 0 or 1 imports on this thread alone.
    */
   threads?: number;
   threadsFrom?: number;
@@ -64,6 +64,11 @@ const CHUNK = 50_000;
 const DEFER_INDEXES_FROM = 100_000;
 /** Starting threads (each loads the resolver and connects) costs about a second: not worth it for less. */
 const THREADS_FROM = 100_000;
+/**
+ * Each thread holds up to five connections at once (writes in flight, a probe): four threads stay well
+ * inside the embedded server's 100 beside a running service's pools.
+ */
+const MAX_THREADS = 4;
 
 /**
  * Imports a bulk-download award CSV or a JSON array of bulk-column records (`.gz` accepted). Bad rows
@@ -200,7 +205,7 @@ async function startPool(
   estimate: number,
   options: ImportOptions,
 ): Promise<ImportPool | null> {
-  const size = options.threads ?? availableParallelism();
+  const size = options.threads ?? Math.min(MAX_THREADS, availableParallelism());
   if (size < 2 || estimate < (options.threadsFrom ?? THREADS_FROM) || !shippedEngines(ctx)) return null;
   try {
     const pool = await ImportPool.start(
