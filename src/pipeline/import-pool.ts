@@ -60,6 +60,8 @@ class PoolThread {
   /** The chunk this thread holds (one at a time), until it is written. */
   chunk: number | null = null;
   scoring: Pending<{ contracts: number; created: number }> | null = null;
+  /** Settles when the thread has ended, however (a thread that crashed has ended before `close`). */
+  readonly exited: Promise<void>;
 
   constructor(
     setup: WorkerSetup,
@@ -69,9 +71,12 @@ class PoolThread {
     this.worker = startThread(setup);
     this.worker.on('message', (reply: PoolReply) => this.onReply(this, reply));
     this.worker.on('error', (error) => this.onFailure(error));
-    this.worker.on('exit', (code) => {
-      if (code !== 0) this.onFailure(new Error(`an import thread exited with code ${code}`));
-    });
+    this.exited = new Promise((resolve) =>
+      this.worker.on('exit', (code) => {
+        if (code !== 0) this.onFailure(new Error(`an import thread exited with code ${code}`));
+        resolve();
+      }),
+    );
   }
 
   send(request: PoolRequest): void {
@@ -188,11 +193,10 @@ export class ImportPool {
   async close(): Promise<void> {
     await Promise.all(
       this.threads.map(async (thread) => {
-        const exited = new Promise((resolve) => thread.worker.once('exit', resolve));
         thread.send({ type: 'close' });
         // A thread that does not close its connections within a few seconds is stopped.
         const timer = setTimeout(() => thread.worker.terminate(), 5000);
-        await exited;
+        await thread.exited;
         clearTimeout(timer);
       }),
     );

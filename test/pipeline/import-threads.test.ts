@@ -5,7 +5,7 @@ import path from 'node:path';
 import { after, before, beforeEach, describe, test } from 'node:test';
 import { createPipelineContext, type PipelineContext } from '../../src/pipeline/context.ts';
 import { type AwardFileResult, importAwardFile } from '../../src/pipeline/import.ts';
-import { shareOut } from '../../src/pipeline/import-pool.ts';
+import { ImportPool, shareOut } from '../../src/pipeline/import-pool.ts';
 import { packAwards, unpackAwards } from '../../src/pipeline/import-protocol.ts';
 import { readAwardText } from '../../src/sources/award-files.ts';
 import { BULK_COLUMNS, textValue } from '../../src/sources/awards.ts';
@@ -174,6 +174,18 @@ describe('a file imported by threads (import-pool.ts)', () => {
         'DROP TRIGGER refuse_listed ON contracts; DROP FUNCTION refuse_listed(); DROP TABLE refused_ids',
       );
     }
+  });
+});
+
+describe('a pool that cannot start', () => {
+  // Its threads end on their own after reporting the failure: closing must not wait for an exit already past.
+  test("fails with the thread's error, and is closed", { timeout: 30_000 }, async () => {
+    const url = new URL(db.url);
+    url.pathname = '/market_intel_no_such_database';
+    await assert.rejects(
+      ImportPool.start({ url: url.toString(), signalThreshold: 75, batchSize: 5000 }, 2),
+      /does not exist/,
+    );
   });
 });
 
