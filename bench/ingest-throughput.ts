@@ -7,13 +7,22 @@
  *
  *   npm run bench:ingest -- [--count 300000] [--embedded-count 300000] [--seed 7]
  *                           [--no-pg] [--no-embedded] [--keep-file] [--keep-db] [--stages]
+ *                           [--announcements]
  *   npm run bench:ingest -- --generate FILE [--count N] [--offset K] [--from D] [--to D]
  *                           (only write the synthetic CSV; award ids start at K, default 0; award
  *                           dates within D..D, default 2015-01-01..2025-12-31)
  *
+ * `--announcements` (embedded run): the shipped DoD announcements (2014–2019) are ingested first, and
+ * one synthetic award in a hundred carries a contract number they name, so every batch's announcement
+ * link query (store/announcements.ts) finds events to link, as in a database that follows both feeds.
+ *
  * The headline import runs as the CLI runs it; `--stages` adds a second import on an emptied database
  * with the resolver, the engines and every query timed (the stage table; the timers cost a few per cent,
- * and the classifier's memo is warm from the first import).
+ * and the classifier's memo is warm from the first import). The timers wrap the importing thread's
+ * context, so an instrumented import runs on that thread alone, without the import's threads
+ * (pipeline/import-pool.ts). On the embedded server `--stages` is that instrumented import alone.
+ * With `--announcements`, the link query is then timed on its own: run again over the file's award
+ * ids, 5,000 at a time as the import runs it, after the import.
  *
  * Recipients: real company names and aliases (with a heavy-tailed popularity) and their
  * subsidiary-style variants, plus tens of thousands of distinct small-business names that match
@@ -30,14 +39,18 @@ import { classify } from '../src/domain/classifier.ts';
 import { normalizeName } from '../src/domain/names.ts';
 import type { Resolver } from '../src/domain/resolver.ts';
 import type { Engine } from '../src/domain/types.ts';
+import { ingestAnnouncements } from '../src/pipeline/announcements.ts';
 import { createPipelineContext } from '../src/pipeline/context.ts';
 import { type AwardFileResult, importAwardFile } from '../src/pipeline/import.ts';
 import { DEMO_DATA_DIR } from '../src/pipeline/seed.ts';
+import { parseAnnouncementsCsv } from '../src/sources/announcements.ts';
 import { readAwardText } from '../src/sources/award-files.ts';
 import { BULK_COLUMNS, loadDemoAwards } from '../src/sources/awards.ts';
 import { loadDemoCandles } from '../src/sources/candles.ts';
 import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { toCsv } from '../src/sources/csv.ts';
+import { readTextFile } from '../src/sources/files.ts';
+import { linkAnnouncements } from '../src/store/announcements.ts';
 import { type Db, type Loader, openDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { insertAliases, upsertCandles, upsertCompanies } from '../src/store/writes.ts';
@@ -147,7 +160,12 @@ function dayArg(name: string, fallback: string): number {
 const FIRST_DAY = dayArg('from', '2015-01-01');
 const SPAN_DAYS = Math.max(1, Math.round((dayArg('to', '2025-12-31') - FIRST_DAY) / 86_400_000));
 
-function syntheticCsv(count: number, vocab: Vocabulary, offset: number): string {
+function syntheticCsv(
+  count: number,
+  vocab: Vocabulary,
+  offset: number,
+  announced: readonly string[] = [],
+): string {
   const matched = zipf(vocab.matchedNames.length, 1.05);
   const unmatched = zipf(vocab.unmatchedNames.length, 0.6);
   const rows: string[][] = [];
@@ -167,9 +185,11 @@ function syntheticCsv(count: number, vocab: Vocabulary, offset: number): string 
     const date = new Date(FIRST_DAY + Math.floor(rand() * SPAN_DAYS) * 86_400_000).toISOString().slice(0, 10);
     const value = Math.max(100, Math.min(5e10, Math.round(Math.exp(Math.log(250_000) + 2 * normal()))));
     const n = offset + i;
+    // One award in a hundred under a contract number an announcement names (each used once).
+    const piid = (i % 100 === 0 ? announced[i / 100] : undefined) ?? `SYN${n}`;
     const record: Record<(typeof BULK_COLUMNS)[number], string> = {
-      contract_award_unique_key: `CONT_AWD_SYN${n}_9700_-NONE-_-NONE-`,
-      award_id_piid: `SYN${n}`,
+      contract_award_unique_key: `CONT_AWD_${piid}_9700_-NONE-_-NONE-`,
+      award_id_piid: piid,
       recipient_name: recipient,
       recipient_uei: '',
       recipient_parent_name: parent,
@@ -235,7 +255,14 @@ function sqlStage(text: string): string {
   if (t.startsWith('INSERT INTO unmatched_recipients')) return 'db: tally unmatched';
   if (t.startsWith('INSERT INTO market_regimes')) return 'db: upsert regimes';
   if (t.startsWith('INSERT INTO signals')) return 'db: upsert signals';
-  if (/^SELECT ticker, award_date/.test(t)) return 'db: load trailing history';
+  if (/^SELECT c\.ticker, c\.source, c\.award_date/.test(t)) return 'db: load trailing history';
+  if (t.startsWith('WITH pairs AS')) return 'db: link announcements';
+  if (t.startsWith('CREATE INDEX')) return 'db: build deferred indexes';
+  if (t.startsWith('SELECT c.id, c.unscored FROM')) return 'db: probe stored contracts';
+  if (t.startsWith('SELECT c.ticker, count(*)')) return 'db: count contracts to score';
+  if (t.startsWith('SELECT c.id, c.ticker, c.contract_value')) return 'db: load contracts to score';
+  if (t.startsWith('INSERT INTO webhook_outbox') || t.includes('webhook_outbox'))
+    return 'db: signal.created outbox';
   return 'db: other';
 }
 
@@ -272,10 +299,13 @@ function timedEngine(engine: Engine, watch: Stopwatch): Engine {
  * CPU ms so far of each PostgreSQL server process working for this run (Linux /proc, local server
  * only; null otherwise): the backends connected to this database and the shared background processes
  * (WAL writer, checkpointer, background writer, autovacuum), by pid. Backends of other databases are
- * left out. A process that ends takes its CPU time with them: see `serverMs`.
+ * left out. A process that ends takes its CPU time with them (see `serverMs`), except on the embedded
+ * server, which serves this run alone: there the postmaster's reaped children (backends of connections
+ * closed meanwhile, such as an import thread's) are counted too, under the postmaster's negated pid.
  */
 async function serverCpu(db: Db): Promise<Map<number, number> | null> {
   const [{ name } = { name: '' }] = await db.query<{ name: string }>('SELECT current_database() AS name');
+  const embedded = new URL(db.url).searchParams.get('host')?.startsWith('/') === true;
   const byPid = new Map<number, number>();
   for (const pid of await readdir('/proc').catch(() => [] as string[])) {
     if (!/^\d+$/.test(pid)) continue;
@@ -289,6 +319,9 @@ async function serverCpu(db: Db): Promise<Map<number, number> | null> {
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       // utime and stime are fields 14 and 15 of /proc/<pid>/stat, in clock ticks (USER_HZ = 100).
       byPid.set(Number(pid), ((Number(fields[11]) || 0) + (Number(fields[12]) || 0)) * 10);
+      // cutime and cstime (16, 17): the children it has waited for; the postmaster's title is its command line.
+      if (embedded && !title.startsWith('postgres:'))
+        byPid.set(-Number(pid), ((Number(fields[13]) || 0) + (Number(fields[14]) || 0)) * 10);
     } catch {
       // the process ended meanwhile
     }
@@ -306,6 +339,10 @@ function serverMs(from: Map<number, number> | null, to: Map<number, number> | nu
   if (from === null || to === null) return null;
   let total = 0;
   for (const [pid, ms] of to) total += ms - (from.get(pid) ?? 0);
+  // With reaped children counted (negative keys), a backend that ended brought its whole life's CPU
+  // into its postmaster's count: what it had used by the first reading is not this interval's.
+  if ([...to.keys()].some((pid) => pid < 0))
+    for (const [pid, ms] of from) if (pid > 0 && !to.has(pid)) total -= ms;
   return total;
 }
 
@@ -340,6 +377,65 @@ async function prepare(db: Db): Promise<void> {
     const series = candles.get(ticker) ?? [];
     for (let i = 0; i < series.length; i += 5000) await upsertCandles(db, ticker, series.slice(i, i + 5000));
   }
+}
+
+/**
+ * The shipped DoD announcements, ingested as `ingest announcements --file` does; returns the contract
+ * numbers their events name, for synthetic awards to carry.
+ */
+async function storeAnnouncements(db: Db): Promise<string[]> {
+  const t0 = performance.now();
+  const { paragraphs } = parseAnnouncementsCsv(await readTextFile(ANNOUNCEMENTS_FILE));
+  const ctx = await createPipelineContext(db, { signalThreshold: 75 });
+  const counts = await ingestAnnouncements(ctx, paragraphs);
+  const piids = await db.query<{ piid: string }>(
+    `SELECT DISTINCT piid FROM announcement_piids WHERE piid ~ '^[A-Z0-9]+$' ORDER BY piid`,
+  );
+  log(
+    `announcements: ${fmtInt(counts.events)} awardee events naming ${fmtInt(piids.length)} contract numbers, ` +
+      `stored in ${((performance.now() - t0) / 1000).toFixed(1)} s`,
+  );
+  return piids.map((r) => r.piid);
+}
+
+const ANNOUNCEMENTS_FILE = path.join(
+  DEMO_DATA_DIR,
+  'announcements',
+  'dod_contract_announcements_2014-08_2019-03.csv.gz',
+);
+
+/**
+ * Run as root, the embedded cluster lives outside DATA_DIR (docs/EMBEDDED-POSTGRES.md), where removing
+ * the temporary directory would leave it: a few GB per run of a million awards.
+ */
+async function removeCluster(dataDir: string): Promise<void> {
+  const marker = await readFile(path.join(dataDir, 'postgres.location'), 'utf8').catch(() => null);
+  if (marker && !flag('keep-file')) await rm(marker.trim(), { recursive: true, force: true });
+}
+
+/**
+ * The announcement link query on its own: run again over every stored synthetic award id, in batches of
+ * 5,000 (the import's write batches) in id order, one at a time; its total against the import's wall time.
+ * Links made by the import are found again and left alone, so the UPDATEs write nothing.
+ */
+async function timeLinks(db: Db, importMs: number): Promise<string> {
+  const ids = (
+    await db.query<{ id: string }>(`SELECT id FROM contracts WHERE id LIKE 'CONT\\_AWD\\_%' ORDER BY id`)
+  ).map((r) => r.id);
+  const [linked] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM contracts WHERE id LIKE 'CONT\\_AWD\\_%' AND linked_id IS NOT NULL`,
+  );
+  const start = performance.now();
+  for (let i = 0; i < ids.length; i += 5000) {
+    await db.transaction((tx) => linkAnnouncements(tx, ids.slice(i, i + 5000)));
+  }
+  const ms = performance.now() - start;
+  return summary('announcement link query (store/announcements.ts linkAnnouncements), timed alone', [
+    `${fmtInt(ids.length)} award ids in ${fmtInt(Math.ceil(ids.length / 5000))} batches of 5,000: ` +
+      `${(ms / 1000).toFixed(2)} s (${((1000 * ms) / ids.length).toFixed(1)} µs per award) = ` +
+      `${((100 * ms) / importMs).toFixed(1)}% of the import's ${(importMs / 1000).toFixed(1)} s; ` +
+      `${fmtInt(linked?.n ?? 0)} awards linked by the import`,
+  ]);
 }
 
 interface RunResult {
@@ -386,6 +482,8 @@ async function run(label: string, db: Db, csvPath: string, stages: boolean): Pro
   let scoring: Promise<CpuSnapshot> | null = null;
   const gc = watchGc(() => phase);
   const result = await importAwardFile(ctx, csvPath, {
+    // The stage timers wrap this thread's context: an instrumented import runs on it alone.
+    ...(stages ? { threads: 1 } : {}),
     log: (line) => {
       if (line.startsWith('score') && scoring === null) {
         phase = 'score';
@@ -623,14 +721,19 @@ async function main(): Promise<void> {
     }
     if (!flag('no-embedded') && EMBEDDED_COUNT > 0) {
       const file = path.join(dir, `awards-embedded-${EMBEDDED_COUNT}.csv`);
-      await writeFile(file, syntheticCsv(EMBEDDED_COUNT, vocab, 10_000_000));
       // A data directory of its own, as `npm start` keeps it: a PostgreSQL child process.
-      const db = await openDb({ databaseUrl: null, dataDir: path.join(dir, 'data') });
+      const dataDir = path.join(dir, 'data');
+      const db = await openDb({ databaseUrl: null, dataDir });
       try {
         await prepare(db);
-        out(report(await run('embedded PostgreSQL (DATA_DIR)', db, file, flag('stages'))));
+        const announced = flag('announcements') ? await storeAnnouncements(db) : [];
+        await writeFile(file, syntheticCsv(EMBEDDED_COUNT, vocab, 10_000_000, announced));
+        const result = await run('embedded PostgreSQL (DATA_DIR)', db, file, flag('stages'));
+        out(report(result));
+        if (announced.length > 0) out(await timeLinks(db, result.importMs));
       } finally {
         await db.close();
+        await removeCluster(dataDir);
       }
     }
   } finally {

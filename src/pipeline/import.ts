@@ -3,6 +3,9 @@
  * store (ingest.ts), a chunk at a time → score once the whole file is stored (score.ts). Candle CSVs
  * likewise: read → store.
  */
+
+import { availableParallelism } from 'node:os';
+import { ENGINES } from '../domain/engines/index.ts';
 import type { AwardRecord } from '../domain/types.ts';
 import {
   awardFile,
@@ -13,11 +16,12 @@ import {
 } from '../sources/award-files.ts';
 import { type Rejection, Rejections } from '../sources/awards.ts';
 import { parseCandlesCsv } from '../sources/candles.ts';
-import { holdsMoreThan, type ScoredContract } from '../store/contracts.ts';
+import { countSelectedByTicker, holdsMoreThan, type ScoredContract } from '../store/contracts.ts';
 import type { Db } from '../store/db.ts';
 import { type Deferral, deferIndexes, restoreIndexes } from '../store/deferred-indexes.ts';
 import { upsertCandles } from '../store/writes.ts';
 import type { PipelineContext } from './context.ts';
+import { ImportPool } from './import-pool.ts';
 import { type IngestCounts, ingestAwards, storedAmong, zeroCounts } from './ingest.ts';
 import { yieldToIo } from './overlap.ts';
 import { engineList, GROUP, type ScoreSelection, scoreContracts, scoreStored } from './score.ts';
@@ -44,6 +48,13 @@ export interface ImportOptions {
    * holds. Estimated from the file's size when the first chunk is read. `Infinity` never defers.
    */
   deferIndexesFrom?: number;
+  /**
+   * Threads that resolve, classify, write and score in parallel (import-pool.ts), for an import of at
+   * least `threadsFrom` awards (estimated as for `deferIndexesFrom`). Default: one per core (at most
+   * four), from 100,000 awards; 0 or 1 imports on this thread alone.
+   */
+  threads?: number;
+  threadsFrom?: number;
   log?: (line: string) => void;
 }
 
@@ -51,6 +62,13 @@ const MAX_REPORTED = 1000;
 const CHUNK = 50_000;
 /** Smaller imports write through the list indexes: dropping and rebuilding them would not repay itself. */
 const DEFER_INDEXES_FROM = 100_000;
+/** Starting threads (each loads the resolver and connects) costs about a second: not worth it for less. */
+const THREADS_FROM = 100_000;
+/**
+ * Each thread holds up to five connections at once (writes in flight, a probe): four threads stay well
+ * inside the embedded server's 100 beside a running service's pools.
+ */
+const MAX_THREADS = 4;
 
 /**
  * Imports a bulk-download award CSV or a JSON array of bulk-column records (`.gz` accepted). Bad rows
@@ -88,6 +106,9 @@ export async function importAwardFile(
   let read = 0;
   // One chunk is stored while the next one is read and parsed, so the server works while node parses.
   let storing: Promise<void> = Promise.resolve();
+  // Threads started at the first chunk when the import is large enough (see ImportOptions.threads).
+  let pool = null as ImportPool | null;
+  const written: Promise<void>[] = [];
   const flush = async (last: boolean) => {
     if (pending.length === 0) return;
     const chunk = pending;
@@ -100,6 +121,19 @@ export async function importAwardFile(
         options.log?.(
           `import: ≈ ${estimate} awards: the ${deferred.names.length} list indexes of contracts and signals are built at the end`,
         );
+      pool = await startPool(ctx, estimate, options);
+    }
+    if (pool) {
+      // Handed to a free thread; this thread reads on while it is resolved and written.
+      const handed = await pool.store(chunk);
+      const done = handed.written.then(({ counts, unscored }) => {
+        leftovers.push(...unscored);
+        addCounts(result, { ...counts, rejected: [] });
+        options.log?.(`import: ${result.received} records read, ${rejections.total} rejected`);
+      });
+      done.catch(() => undefined);
+      written.push(done);
+      return;
     }
     storing = (async () => {
       const { stored, unscored } = await storedAmong(ctx, chunk);
@@ -134,6 +168,11 @@ export async function importAwardFile(
     }
     await flush(true);
     await storing;
+    await Promise.all(written);
+    if (pool) {
+      // Read back by the threads; only leftovers of an earlier import remain for this thread.
+      await scoreInThreads(ctx, pool, result, runStart, buildContractIndexes, options.log);
+    }
     await scoreImported(
       ctx,
       result,
@@ -150,9 +189,61 @@ export async function importAwardFile(
     if (deferred?.names.length) await restoreIndexes(ctx.db).catch(() => undefined);
     throw error;
   } finally {
+    await pool?.close();
     await deferred?.release();
   }
   return result;
+}
+
+/**
+ * The import's threads, when it is large enough and they can run the same pipeline as this thread:
+ * they build their own context with the shipped engines, so a context with other engines imports here.
+ * A pool that cannot start (a thread failing to load, say) leaves the import to this thread.
+ */
+async function startPool(
+  ctx: PipelineContext,
+  estimate: number,
+  options: ImportOptions,
+): Promise<ImportPool | null> {
+  const size = options.threads ?? Math.min(MAX_THREADS, availableParallelism());
+  if (size < 2 || estimate < (options.threadsFrom ?? THREADS_FROM) || !shippedEngines(ctx)) return null;
+  try {
+    const pool = await ImportPool.start(
+      { url: ctx.db.url, signalThreshold: ctx.signalThreshold, batchSize: 5000 },
+      size,
+    );
+    options.log?.(`import: ${size} threads resolve, classify, write and score`);
+    return pool;
+  } catch (error) {
+    options.log?.(`import: threads could not start (${(error as Error).message}); importing on one thread`);
+    return null;
+  }
+}
+
+const shippedEngines = (ctx: PipelineContext): boolean =>
+  ctx.engines.length === ENGINES.length &&
+  ctx.engines.every((e, i) => e.name === ENGINES[i]?.name && e.version === ENGINES[i]?.version);
+
+/**
+ * Scores what the threads stored: the contracts changed since the import began (the selection a large
+ * single-threaded import reads back too), each thread a share of the tickers.
+ */
+async function scoreInThreads(
+  ctx: PipelineContext,
+  pool: ImportPool,
+  result: AwardFileResult,
+  since: Date,
+  onHistoryLoaded: () => void,
+  log?: (line: string) => void,
+): Promise<void> {
+  const perTicker = await countSelectedByTicker(ctx.db, { kind: 'changed-since', since });
+  const total = perTicker.reduce((sum, row) => sum + row.n, 0);
+  if (total === 0) return;
+  log?.(`score: ${engineList(ctx)}: ${total} contracts to score in ${pool.size} threads`);
+  const scored = await pool.score(since, perTicker, onHistoryLoaded);
+  log?.(`score: ${engineList(ctx)}: ${scored.contracts}/${total} contracts`);
+  result.scored += scored.contracts;
+  result.signals_created += scored.created;
 }
 
 /**
@@ -167,7 +258,8 @@ async function scoreImported(
   onHistoryLoaded: () => void,
   log?: (line: string) => void,
 ): Promise<void> {
-  const { toScore, leftovers } = kept;
+  const { leftovers } = kept;
+  const toScore = kept.toScore && onePerContract(kept.toScore);
   const selections: ScoreSelection[] = [];
   if (toScore === null) selections.push({ kind: 'changed-since', since: kept.since });
   else if (toScore.length > 0) {
@@ -188,6 +280,20 @@ async function scoreImported(
     result.scored += scored.contracts;
     result.signals_created += scored.created;
   }
+}
+
+/**
+ * A contract changed in two chunks (its id repeated in the file) is scored once, with its last facts:
+ * twice in one batch of signals, its upsert would fail (a row cannot be updated twice in one statement).
+ * It has no signal yet if either chunk inserted it.
+ */
+function onePerContract(contracts: ScoredContract[]): ScoredContract[] {
+  const byId = new Map<string, ScoredContract>();
+  for (const contract of contracts) {
+    const seen = byId.get(contract.id);
+    byId.set(contract.id, seen?.unscored ? { ...contract, unscored: true } : contract);
+  }
+  return byId.size === contracts.length ? contracts : [...byId.values()];
 }
 
 /**

@@ -89,22 +89,61 @@ export async function ingestAwards(
   awards: readonly AwardRecord[],
   options: IngestOptions = {},
 ): Promise<IngestCounts> {
-  const batchSize = options.batchSize ?? 5000;
-  const progress = options.onProgress ?? (() => undefined);
-  const counts: IngestCounts = { ...zeroCounts(), received: awards.length, rejected: [] };
-  const changed: ScoredContract[] = [];
-  /** Matched awards stored before exactly as they are now: scored only if a signal is missing. */
-  const unchanged: ResolvedAward[] = [];
+  const batches = writeBatches(awards, options.batchSize ?? 5000);
+  const unique = batches.reduce((n, batch) => n + batch.length, 0);
+  return storeResolved(ctx, { received: awards.length, unique }, resolving(ctx, batches), options);
+}
+
+/**
+ * The awards of one call as its write batches: one record per award id, each batch in id order
+ * (rows locked in one order, so concurrent runs over the same awards wait instead of deadlocking).
+ */
+export function writeBatches(awards: readonly AwardRecord[], batchSize: number): AwardRecord[][] {
   const unique = latestPerId(awards);
-  // Batches of one call hold distinct ids, so on PostgreSQL two may be written at once.
-  const writes = new WritePipeline();
-  for (let start = 0; start < unique.length; start += batchSize) {
+  const batches: AwardRecord[][] = [];
+  for (let start = 0; start < unique.length; start += batchSize)
+    batches.push(byId(unique.slice(start, start + batchSize)));
+  return batches;
+}
+
+/** Resolves each batch as it is needed, yielding to I/O now and then so writes in flight move on. */
+async function* resolving(
+  ctx: PipelineContext,
+  batches: readonly AwardRecord[][],
+): AsyncGenerator<ResolvedAward[]> {
+  for (const awards of batches) {
     const batch: ResolvedAward[] = [];
-    for (const award of byId(unique.slice(start, start + batchSize))) {
+    for (const award of awards) {
       batch.push(resolveAward(ctx, award));
       if (batch.length % YIELD_EVERY === 0) await yieldToIo();
     }
-    const done = Math.min(start + batchSize, unique.length);
+    yield batch;
+  }
+}
+
+/**
+ * Writes resolved batches (each in id order, ids distinct across batches), two at a time, then scores
+ * what changed unless `options.score` is false. `received`: the awards the batches came from; `unique`:
+ * how many distinct ids they hold (the batches' total).
+ */
+export async function storeResolved(
+  ctx: PipelineContext,
+  { received, unique }: { received: number; unique: number },
+  batches: AsyncIterable<ResolvedAward[]> | Iterable<ResolvedAward[]>,
+  options: IngestOptions = {},
+): Promise<IngestCounts> {
+  const batchSize = options.batchSize ?? 5000;
+  const progress = options.onProgress ?? (() => undefined);
+  const counts: IngestCounts = { ...zeroCounts(), received, rejected: [] };
+  const changed: ScoredContract[] = [];
+  /** Matched awards stored before exactly as they are now: scored only if a signal is missing. */
+  const unchanged: ResolvedAward[] = [];
+  // Batches of one call hold distinct ids, so on PostgreSQL two may be written at once.
+  const writes = new WritePipeline();
+  let done = 0;
+  for await (const batch of batches) {
+    done += batch.length;
+    const reached = done;
     await writes.enqueue(
       () =>
         ctx.db.transaction(async (tx) => {
@@ -132,7 +171,7 @@ export async function ingestAwards(
           else counts.updated += 1;
           if (item.ticker) changed.push(toScored(item, item.ticker, inserted));
         }
-        progress('contracts', done, unique.length);
+        progress('contracts', reached, unique);
       },
     );
   }
@@ -169,7 +208,6 @@ function latestPerId(awards: readonly AwardRecord[]): AwardRecord[] {
   return kept.size === awards.length ? [...awards] : [...kept.values()];
 }
 
-/** Rows locked in one order, so concurrent runs over the same awards wait instead of deadlocking. */
 function byId(awards: AwardRecord[]): AwardRecord[] {
   return awards.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }

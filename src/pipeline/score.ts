@@ -183,15 +183,32 @@ async function scoreSelected(
 ): Promise<{ contracts: number; created: number }> {
   const perTicker = await countSelectedByTicker(ctx.db, selection);
   const total = perTicker.reduce((sum, row) => sum + row.n, 0);
+  if (total > 0) log?.(`score: ${engineList(ctx)}: ${total} contracts to score`);
+  return scoreTickers(ctx, selection, perTicker, { log });
+}
+
+/**
+ * Scores the selection's contracts of the tickers in `perTicker` (with their counts, in ticker order),
+ * a group of at most GROUP contracts at a time. `onHistoryLoaded`: the first group has read its
+ * trailing history (with one group, scoring reads no contracts after that).
+ */
+export async function scoreTickers(
+  ctx: ScoringContext,
+  selection: StoredSelection,
+  perTicker: readonly { ticker: string; n: number }[],
+  options: { log?: (line: string) => void; onHistoryLoaded?: () => void } = {},
+): Promise<{ contracts: number; created: number }> {
+  const total = perTicker.reduce((sum, row) => sum + row.n, 0);
   const engines = engineList(ctx);
-  if (total > 0) log?.(`score: ${engines}: ${total} contracts to score`);
   let done = 0;
   let created = 0;
+  let onHistoryLoaded = options.onHistoryLoaded;
   for (const tickers of groupTickers(perTicker)) {
     const contracts = await selectedContracts(ctx.db, selection, tickers);
-    created += await scoreContracts(ctx, contracts);
+    created += await scoreContracts(ctx, contracts, { onHistoryLoaded });
+    onHistoryLoaded = undefined;
     done += contracts.length;
-    log?.(`score: ${engines}: ${done}/${total} contracts`);
+    options.log?.(`score: ${engines}: ${done}/${total} contracts`);
   }
   return { contracts: done, created };
 }

@@ -168,7 +168,8 @@ export async function readAwardText(
   format: AwardFormat,
 ): Promise<{ awards: AwardRecord[]; rejected: Rejection[] }> {
   const items: AwardItem[] = [];
-  for await (const batch of awardItems(once(text), format)) items.push(...batch);
+  // One loop, not push(...batch): a file read whole is one batch, and a million arguments overflow the stack.
+  for await (const batch of awardItems(once(text), format)) for (const item of batch) items.push(item);
   return collect(items);
 }
 

@@ -137,41 +137,66 @@ const ANNOUNCING_KINDS: readonly AnnouncementKind[] = ['award', 'order'];
  */
 export async function linkAnnouncements(tx: Queryable, ids: readonly string[]): Promise<number> {
   if (ids.length === 0) return 0;
-  // From each side by its own index: awards by the PIIDs announcements name (a USASpending import links
-  // its batches this way, so it costs a lookup per award id), events by the awards' PIID index.
+  // From each side by its own index: awards by the PIIDs announcements name, events by the awards' PIID
+  // index. A USASpending batch first asks which of its awards an announcement names (one lookup per
+  // award, reading no contract) and links only those: few or none of a batch of thousands. Given the
+  // whole batch, the two statements below took half a second a batch once a million contracts were
+  // stored while a large import had the awards' PIID index dropped (deferred-indexes.ts): 83 % of that
+  // import's time with the DoD announcements of 2014–2019 stored (docs/EVALUATION.md, "Ingest at 50,000
+  // awards/s"). A side without ids is cut from the plan (`cardinality` of a constant folds).
+  const events = ids.filter((id) => !id.startsWith(AWARD_PREFIX));
+  const awards = await announcedAwards(
+    tx,
+    ids.filter((id) => id.startsWith(AWARD_PREFIX)),
+  );
+  if (awards.length === 0 && events.length === 0) return 0;
   const pairs = `
     SELECT e.id AS event_id, a.id AS award_id, x.announced_at, x.kind,
       CASE WHEN e.ticker IS NOT NULL AND a.ticker IS NOT NULL THEN 'contract_number_and_ticker' ELSE 'contract_number' END AS method
     FROM (
         SELECT p.event_id, ids.id AS award_id FROM unnest($1::text[]) AS ids(id)
           JOIN announcement_piids p ON p.piid = split_part(ids.id, '_', 3)
-        WHERE ids.id LIKE 'CONT\\_AWD\\_%'
+        WHERE cardinality($1::text[]) > 0
         UNION
         SELECT p.event_id, a.id FROM announcement_piids p
           JOIN contracts a ON split_part(a.id, '_', 3) = p.piid AND a.id LIKE 'CONT\\_AWD\\_%'
-        WHERE p.event_id = ANY($1::text[])
+        WHERE p.event_id = ANY($2::text[]) AND cardinality($2::text[]) > 0
       ) AS found
       JOIN contracts e ON e.id = found.event_id
       JOIN contracts a ON a.id = found.award_id
       JOIN announcements x ON x.id = substring(e.id from '^(DOD_ANN_\\d{4}-\\d{2}-\\d{2}_\\d{4})')
     WHERE e.ticker IS NULL OR a.ticker IS NULL OR e.ticker = a.ticker`;
-  const events = await tx.query<{ id: string }>(
+  const linked = await tx.query<{ id: string }>(
     `WITH pairs AS (${pairs}),
      chosen AS (SELECT DISTINCT ON (event_id) event_id, award_id, method FROM pairs ORDER BY event_id, award_id)
      UPDATE contracts c SET linked_id = chosen.award_id, link_method = chosen.method
      FROM chosen WHERE c.id = chosen.event_id AND c.linked_id IS DISTINCT FROM chosen.award_id
      RETURNING c.id`,
-    [ids],
+    [awards, events],
   );
   await tx.query(
     `WITH pairs AS (${pairs}),
      chosen AS (
        SELECT DISTINCT ON (award_id) award_id, event_id, method, announced_at FROM pairs
-       WHERE kind = ANY($2::text[]) ORDER BY award_id, announced_at, event_id)
+       WHERE kind = ANY($3::text[]) ORDER BY award_id, announced_at, event_id)
      UPDATE contracts c SET linked_id = chosen.event_id, link_method = chosen.method,
        announced_at = chosen.announced_at, available_at = least(c.first_seen_at, chosen.announced_at)
      FROM chosen WHERE c.id = chosen.award_id AND c.linked_id IS DISTINCT FROM chosen.event_id`,
-    [ids, ANNOUNCING_KINDS],
+    [awards, events, ANNOUNCING_KINDS],
   );
-  return events.length;
+  return linked.length;
+}
+
+/** USASpending award ids (the other ids the linker is given are announcement events). */
+const AWARD_PREFIX = 'CONT_AWD_';
+
+/** The awards among `ids` whose PIID an announcement event names (by announcement_piids' PIID index). */
+async function announcedAwards(tx: Queryable, ids: readonly string[]): Promise<string[]> {
+  if (ids.length === 0) return [];
+  const rows = await tx.query<{ id: string }>(
+    `SELECT ids.id FROM unnest($1::text[]) AS ids(id)
+     WHERE EXISTS (SELECT 1 FROM announcement_piids p WHERE p.piid = split_part(ids.id, '_', 3))`,
+    [ids],
+  );
+  return rows.map((r) => r.id);
 }

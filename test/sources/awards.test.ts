@@ -206,6 +206,18 @@ test('award CSV text: rejected rows carry the physical line where the record sta
   ]);
 });
 
+test('award CSV text of 300,000 records is read whole (one batch, never spread into an argument list)', async () => {
+  const rows = Array.from({ length: 300_000 }, (_, i) => `CONT_AWD_M${i}_9700,ACME INC,2024-01-02,${i + 1}`);
+  const text = [
+    'contract_award_unique_key,recipient_name,award_base_action_date,current_total_value_of_award',
+    ...rows,
+  ].join('\n');
+  const { awards, rejected } = await readAwardText(text, 'csv');
+  assert.equal(awards.length, 300_000);
+  assert.deepEqual(rejected, []);
+  assert.equal(awards.at(-1)?.value, 300_000);
+});
+
 test('award JSON text: rejects carry the index; anything but an array is not an award file', async () => {
   const good = { ...base };
   const r = await readAwardText(JSON.stringify([good, 'nope', { ...base, recipient_name: null }]), 'json');
