@@ -5,7 +5,7 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import pg from 'pg';
 import { from as copyFromStdin } from 'pg-copy-streams';
-import { type EmbeddedOptions, startEmbedded } from './embedded-postgres.ts';
+import { clusterOf, type EmbeddedOptions, startEmbedded } from './embedded-postgres.ts';
 
 /** What queries need. */
 export interface Queryable {
@@ -162,8 +162,19 @@ export async function openTemporaryDb(): Promise<Db> {
   const dir = mkdtempSync(path.join(tmpdir(), 'market-intel-'));
   return closingWith(
     () => openEmbedded(dir, { noSync: true }),
-    () => rmSync(dir, { recursive: true, force: true }),
+    () => removeTemporaryDir(dir),
   );
+}
+
+/**
+ * Removes a temporary DATA_DIR and its cluster. Run as root, a private temporary directory is one
+ * PostgreSQL's user cannot enter, so its cluster lives under the state directory, named by a marker in
+ * DATA_DIR (embedded-reach.ts): removing DATA_DIR alone would leave the cluster (0.1–3 GB) behind.
+ */
+export function removeTemporaryDir(dir: string): void {
+  const cluster = clusterOf(dir);
+  if (!cluster.startsWith(`${dir}${path.sep}`)) rmSync(cluster, { recursive: true, force: true });
+  rmSync(dir, { recursive: true, force: true });
 }
 
 for (const [oid, parse] of Object.entries(PARSERS)) pg.types.setTypeParser(Number(oid), parse);
