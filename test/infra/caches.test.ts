@@ -349,7 +349,7 @@ describe('route config', () => {
       '/t/LMT/1',
       '/t/LMT/01?limit=50',
       '/t/LMT/1?zeta=%22%5D,%5B&alpha=true',
-      '/t/LMT/1?alpha=1&zeta=%22%5D,%5B',
+      '/t/LMT/1?alpha=true&zeta=%22%5D,%5B',
       '/t/a%2Fb/2?a-b=%E2%9C%93&limit=7',
       '/open',
       '/open?y=2&x=1',
@@ -366,7 +366,7 @@ describe('route config', () => {
     assert.equal(seen.get('/t/LMT/1'), seen.get('/t/LMT/01?limit=50'), 'one entry for two spellings');
     assert.equal(
       seen.get('/t/LMT/1?zeta=%22%5D,%5B&alpha=true'),
-      seen.get('/t/LMT/1?alpha=1&zeta=%22%5D,%5B'),
+      seen.get('/t/LMT/1?alpha=true&zeta=%22%5D,%5B'),
     );
     assert.equal(seen.get('/open?y=2&x=1'), seen.get('/open?x=1&y=2'));
     assert.equal(new Set(seen.values()).size, 5, 'different input, different keys');
