@@ -140,7 +140,13 @@ export async function openLoop(
   label: string,
   port: number,
   shots: Shot[],
-  options: { connections: number; duration: number; rate: number },
+  options: {
+    connections: number;
+    duration: number;
+    rate: number;
+    /** Called per answer with its due time (performance.now()'s clock) and latency, ms (bench:tail). */
+    onAnswer?: (dueMs: number, latencyMs: number) => void;
+  },
 ): Promise<Measured> {
   const requests = shots.map((shot) =>
     Buffer.from(
@@ -183,7 +189,9 @@ export async function openLoop(
     else send(conn, queued);
   };
   const complete = (conn: Conn) => {
-    latencies.push(performance.now() - conn.due);
+    const latency = performance.now() - conn.due;
+    latencies.push(latency);
+    options.onAnswer?.(conn.due, latency);
     const code = String(conn.status);
     statuses.set(code, (statuses.get(code) ?? 0) + 1);
     if (conn.status >= 300 && sampleError === undefined) {

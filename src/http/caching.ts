@@ -30,12 +30,66 @@ export function ifNoneMatch(header: string | string[] | undefined, etag: string)
     });
 }
 
+const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+/** The entries of `values` sorted by name, as JSON: `[["a",1],["b","x"]]`. */
 const sortedEntries = (values: unknown) =>
-  JSON.stringify(
-    Object.entries((values ?? {}) as Record<string, unknown>).sort(([a], [b]) =>
-      a < b ? -1 : a > b ? 1 : 0,
-    ),
-  );
+  JSON.stringify(Object.entries((values ?? {}) as Record<string, unknown>).sort(([a], [b]) => byName(a, b)));
+
+/** A name a key may hold, sorted as sortedEntries sorts, with its entry's opening text. */
+interface Field {
+  name: string;
+  /** `["name",` */
+  opening: string;
+}
+
+/**
+ * The names a cached route's validated input can hold: its path's parameters, and its query's
+ * declared parameters when the query schema admits no others (`Query()` in schemas/common.ts; else
+ * null, and the query's own entries are sorted at each request).
+ */
+interface KeyPlan {
+  params: Field[];
+  query: Field[] | null;
+}
+
+const fields = (names: string[]): Field[] =>
+  names.sort(byName).map((name) => ({ name, opening: `[${JSON.stringify(name)},` }));
+
+/** Per route pattern, made at its first cached read. */
+const plans = new Map<string, KeyPlan>();
+
+function keyPlan(request: FastifyRequest): KeyPlan {
+  const url = request.routeOptions.url ?? '';
+  let plan = plans.get(url);
+  if (!plan) {
+    const query = request.routeOptions.schema?.querystring as
+      | { properties?: Record<string, unknown>; additionalProperties?: unknown }
+      | undefined;
+    plan = {
+      params: fields([...url.matchAll(/:(\w+)/g)].map((match) => match[1] as string)),
+      query: query?.additionalProperties === false ? fields(Object.keys(query.properties ?? {})) : null,
+    };
+    plans.set(url, plan);
+  }
+  return plan;
+}
+
+/**
+ * sortedEntries(values) of an object whose own names are all in `names` — the same text, written
+ * straight from the sorted names instead of listing, sorting and serializing the entries at each
+ * request (the read path's largest allocation of its own; docs/EVALUATION.md "Read-path tail").
+ */
+function entriesOf(values: unknown, names: Field[]): string {
+  const object = (values ?? {}) as Record<string, unknown>;
+  let text = '[';
+  for (const field of names) {
+    if (!Object.hasOwn(object, field.name)) continue;
+    if (text.length > 1) text += ',';
+    text += `${field.opening}${JSON.stringify(object[field.name]) ?? 'null'}]`;
+  }
+  return `${text}]`;
+}
 
 /**
  * What the body of a cacheable route depends on: the caller's tier (rationale, engine tiers), the UTC
@@ -45,9 +99,19 @@ const sortedEntries = (values: unknown) =>
  * Everything in the key comes from the matched route and its validated input, never from the request
  * target's text: two spellings of one request share an entry, and no spelling can add an entry of its
  * own (an earlier memo keyed by the target was dropped for that reason). Only declared parameters reach
- * it (an unknown one, `?api_key=…` included, is refused with 400 before this runs), so no credential is kept.
+ * it (an unknown one, `?api_key=…` included, is refused with 400 before this runs), so no credential is
+ * kept. The names come from the matched route (keyPlan), the values from the validated input.
  */
 export function cacheKey(request: FastifyRequest, now: Date): string {
+  const tier = request.principal ? PLAN_LIMITS[request.principal.plan].tier : '-';
+  const plan = keyPlan(request);
+  const params = entriesOf(request.params, plan.params);
+  const query = plan.query ? entriesOf(request.query, plan.query) : sortedEntries(request.query);
+  return `${tier}\n${utcDay(now.getTime())}\n${request.routeOptions.url}\n${params}\n${query}`;
+}
+
+/** cacheKey as written before key plans, from the entries themselves: tests hold the two equal. */
+export function cacheKeyFromEntries(request: FastifyRequest, now: Date): string {
   const tier = request.principal ? PLAN_LIMITS[request.principal.plan].tier : '-';
   const input = `${request.routeOptions.url}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
   return `${tier}\n${utcDay(now.getTime())}\n${input}`;

@@ -95,15 +95,25 @@ function checkFor(schema: FieldSchema): Check | null {
   return null;
 }
 
-/** name → check (null: any single string, left to Ajv), per query or params schema, built once. */
-const compiled = new WeakMap<object, Map<string, Check | null>>();
+/** A declared name and its check (null: any single string, left to Ajv). */
+interface NamedCheck {
+  name: string;
+  check: Check | null;
+}
 
-function checksOf(schema: unknown): Map<string, Check | null> {
-  if (typeof schema !== 'object' || schema === null) return new Map();
+/**
+ * Per query or params schema, built once. An array walked by index: iterating a Map's entries made
+ * an iterator and an entry pair per name at every request.
+ */
+const compiled = new WeakMap<object, NamedCheck[]>();
+const NONE: NamedCheck[] = [];
+
+function checksOf(schema: unknown): NamedCheck[] {
+  if (typeof schema !== 'object' || schema === null) return NONE;
   let checks = compiled.get(schema);
   if (!checks) {
     const properties = (schema as { properties?: Record<string, FieldSchema> }).properties ?? {};
-    checks = new Map(Object.entries(properties).map(([name, field]) => [name, checkFor(field)]));
+    checks = Object.entries(properties).map(([name, field]) => ({ name, check: checkFor(field) }));
     compiled.set(schema, checks);
   }
   return checks;
@@ -111,7 +121,9 @@ function checksOf(schema: unknown): Map<string, Check | null> {
 
 function inspect(values: unknown, schema: unknown, context: Context): void {
   if (typeof values !== 'object' || values === null) return;
-  for (const [name, check] of checksOf(schema)) {
+  const checks = checksOf(schema);
+  for (let i = 0; i < checks.length; i += 1) {
+    const { name, check } = checks[i] as NamedCheck;
     const value: unknown = (values as Record<string, unknown>)[name];
     if (value === undefined) continue;
     const found = Array.isArray(value)

@@ -6,10 +6,22 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Cell = UsageCell;
 
-interface Batch {
-  cells: Map<string, Cell>;
-  lastUsed: Map<string, number>;
+/**
+ * One id's counts in a batch: a cell per minute (one, unless the minute turned or records came out of
+ * order), and for a key its last use. Every request lands here, so nothing of it is allocated per
+ * request: the counters and `lastUsed` (a number field, written in place) change, no string or cell
+ * is built. (A Map from id to time boxed a fresh number at every request and kept it until the key's
+ * next one — garbage that outlived the young generation and paced the server's major GCs.)
+ */
+interface Tally {
+  cells: Cell[];
+  /** The cell counted last: where the next request of the same minute goes. */
+  current: Cell;
+  /** ms since the epoch of the key's latest use; -Infinity for a user's dashboard reads. */
+  lastUsed: number;
 }
+
+type Batch = Map<string, Tally>;
 
 export interface UsageRecorderOptions {
   /** Called when a flush fails; the batch is kept and retried by the next flush. */
@@ -25,7 +37,7 @@ export interface UsageRecorderOptions {
 export class UsageRecorder {
   readonly #db: Queryable;
   readonly #onError: (error: unknown) => void;
-  #pending: Batch = emptyBatch();
+  #pending: Batch = new Map();
   /** Flushes run one after another, so close() also waits for one already under way. */
   #flushing: Promise<void> = Promise.resolve();
   #timer: NodeJS.Timeout | null = null;
@@ -39,30 +51,30 @@ export class UsageRecorder {
 
   /** (key, minute) cells waiting for the next flush. */
   get pendingCells(): number {
-    return this.#pending.cells.size;
+    let cells = 0;
+    for (const tally of this.#pending.values()) cells += tally.cells.length;
+    return cells;
   }
 
   record(keyId: string, status: number, at: Date | number = Date.now()): void {
-    // A malformed id would make every later batch fail, so it is refused here rather than at flush;
-    // an id already in the batch passed this check.
-    if (!this.#pending.lastUsed.has(keyId)) checkId(keyId);
     this.#count(keyId, status, at, true);
   }
 
   /** One dashboard read of a signed-in user: counted under the user's id; no key's last use moves. */
   recordDashboard(userId: string, status: number, at: Date | number = Date.now()): void {
-    checkId(userId);
     this.#count(userId, status, at, false);
   }
 
   #count(id: string, status: number, at: Date | number, isKey: boolean): void {
     const time = typeof at === 'number' ? at : at.getTime();
     const minute = Math.floor(time / MINUTE_MS) * MINUTE_MS;
-    add(
-      this.#pending,
-      { keyId: id, minute, requests: 1, errors: status >= 400 ? 1 : 0 },
-      isKey ? time : null,
-    );
+    // A malformed id would make every later batch fail, so it is refused here rather than at flush;
+    // an id already in the batch passed this check.
+    const tally = this.#pending.get(id) ?? newTally(this.#pending, id, minute);
+    const cell = tally.current.minute === minute ? tally.current : cellOf(tally, id, minute);
+    cell.requests += 1;
+    if (status >= 400) cell.errors += 1;
+    if (isKey && time > tally.lastUsed) tally.lastUsed = time;
   }
 
   flush(): Promise<void> {
@@ -84,15 +96,19 @@ export class UsageRecorder {
 
   async #flushOnce(): Promise<void> {
     const batch = this.#pending;
-    if (batch.cells.size === 0) return;
+    if (batch.size === 0) return;
     // Swapped before the await: requests recorded while the write is in flight go to the next batch.
-    this.#pending = emptyBatch();
-    const cells = [...batch.cells.values()];
-    const keys = [...batch.lastUsed];
+    this.#pending = new Map();
+    const cells: Cell[] = [];
+    const keys: [string, number][] = [];
+    for (const [id, tally] of batch) {
+      cells.push(...tally.cells);
+      if (tally.lastUsed > Number.NEGATIVE_INFINITY) keys.push([id, tally.lastUsed]);
+    }
     try {
       await addUsage(this.#db, cells, keys);
     } catch (error) {
-      for (const cell of cells) add(this.#pending, cell, batch.lastUsed.get(cell.keyId) ?? null);
+      for (const [id, tally] of batch) mergeBack(this.#pending, id, tally);
       this.#onError(error);
     }
   }
@@ -102,21 +118,34 @@ function checkId(id: string): void {
   if (!UUID.test(id)) throw new TypeError(`usage id is not a uuid: ${id}`);
 }
 
-function emptyBatch(): Batch {
-  return { cells: new Map(), lastUsed: new Map() };
+/** The tally of an id new to the batch (checked first), with a cell for `minute`. */
+function newTally(batch: Batch, id: string, minute: number): Tally {
+  checkId(id);
+  const cell: Cell = { keyId: id, minute, requests: 0, errors: 0 };
+  const tally: Tally = { cells: [cell], current: cell, lastUsed: Number.NEGATIVE_INFINITY };
+  batch.set(id, tally);
+  return tally;
 }
 
-/** Adds a cell; `usedAt` moves the key's last use, null for a user's dashboard cell. */
-function add(batch: Batch, cell: Cell, usedAt: number | null): void {
-  const id = `${cell.keyId}|${cell.minute}`;
-  const current = batch.cells.get(id);
-  if (current) {
-    current.requests += cell.requests;
-    current.errors += cell.errors;
-  } else {
-    batch.cells.set(id, { ...cell });
+/** The tally's cell for `minute`, made if there is none; it becomes the current one. */
+function cellOf(tally: Tally, id: string, minute: number): Cell {
+  let cell = tally.cells.find((c) => c.minute === minute);
+  if (!cell) {
+    cell = { keyId: id, minute, requests: 0, errors: 0 };
+    tally.cells.push(cell);
   }
-  if (usedAt === null) return;
-  const last = batch.lastUsed.get(cell.keyId);
-  if (last === undefined || usedAt > last) batch.lastUsed.set(cell.keyId, usedAt);
+  tally.current = cell;
+  return cell;
+}
+
+/** Adds a batch's tally whose write failed back into `batch`, to be written by the next flush. */
+function mergeBack(batch: Batch, id: string, failed: Tally): void {
+  for (const old of failed.cells) {
+    const tally = batch.get(id) ?? newTally(batch, id, old.minute);
+    const cell = cellOf(tally, id, old.minute);
+    cell.requests += old.requests;
+    cell.errors += old.errors;
+  }
+  const tally = batch.get(id);
+  if (tally && failed.lastUsed > tally.lastUsed) tally.lastUsed = failed.lastUsed;
 }

@@ -2,8 +2,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import Fastify, { type FastifyContextConfig } from 'fastify';
+import { Type } from 'typebox';
 import { access, cached } from '../../src/http/access.ts';
-import { ifNoneMatch, installCaching } from '../../src/http/caching.ts';
+import { cacheKey, cacheKeyFromEntries, ifNoneMatch, installCaching } from '../../src/http/caching.ts';
+import { Query } from '../../src/http/schemas/common.ts';
 import type { App, Services } from '../../src/http/types.ts';
 import { KeyCache } from '../../src/infra/key-cache.ts';
 import { Lru } from '../../src/infra/lru.ts';
@@ -78,6 +80,68 @@ describe('Lru', () => {
     lru.set('i', 8);
     assert.equal(lru.get('e'), undefined, 'hits in the younger half do not move it: it aged as others came');
     assert.equal(lru.get('f'), 5, 'exact LRU would have dropped f instead');
+  });
+
+  test('keeps and drops exactly what the Map-ordered LRU it replaced did, over random work', () => {
+    /** The implementation before the linked list: recency is the Map's insertion order. */
+    class MapOrdered {
+      readonly map = new Map<string, { value: number; size: number; tick: number }>();
+      total = 0;
+      tick = 0;
+      constructor(readonly maxSize: number) {}
+      get(key: string) {
+        const entry = this.map.get(key);
+        if (!entry) return undefined;
+        if ((this.tick - entry.tick) * 2 >= this.map.size) {
+          this.map.delete(key);
+          entry.tick = ++this.tick;
+          this.map.set(key, entry);
+        }
+        return entry.value;
+      }
+      set(key: string, value: number) {
+        this.delete(key);
+        const size = 1 + (value % 3);
+        if (size > this.maxSize) return;
+        this.map.set(key, { value, size, tick: ++this.tick });
+        this.total += size;
+        for (const [oldest, entry] of this.map) {
+          if (this.total <= this.maxSize) break;
+          this.map.delete(oldest);
+          this.total -= entry.size;
+        }
+      }
+      delete(key: string) {
+        const entry = this.map.get(key);
+        if (!entry) return;
+        this.map.delete(key);
+        this.total -= entry.size;
+      }
+    }
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    const lru = new Lru<string, number>(40, (value) => 1 + (value % 3));
+    const model = new MapOrdered(40);
+    for (let i = 0; i < 20_000; i += 1) {
+      // Keys built anew at each call, as a request's key hash is.
+      const key = `k${random(60)}`;
+      const op = random(20);
+      if (op < 12) assert.equal(lru.get(`${key}`), model.get(key), `get ${key} at step ${i}`);
+      else if (op < 19) {
+        lru.set(key, i);
+        model.set(key, i);
+      } else if (op === 19 && random(10) === 0) {
+        lru.deleteWhere((value) => value % 2 === 0);
+        for (const [k, entry] of model.map) if (entry.value % 2 === 0) model.delete(k);
+      } else {
+        lru.delete(key);
+        model.delete(key);
+      }
+      assert.deepEqual([lru.count, lru.size], [model.map.size, model.total], `sizes at step ${i}`);
+    }
   });
 });
 
@@ -250,6 +314,63 @@ describe('route config', () => {
       installCaching(app, { now: () => new Date() } as Services, { responses: null, bus: null });
       assert.throws(() => app.route({ method, url: '/x', config, handler: async () => ({}) }), /cache/);
     }
+  });
+
+  test('cache keys from the route’s names equal keys from the validated entries, for any spelling', async () => {
+    const app = Fastify({
+      ajv: { customOptions: { removeAdditional: false, coerceTypes: true, useDefaults: true } },
+    }) as unknown as App;
+    const keys = (request: Parameters<typeof cacheKey>[0]) => {
+      const now = new Date('2026-03-01T12:00:00Z');
+      return { fast: cacheKey(request, now), entries: cacheKeyFromEntries(request, now) };
+    };
+    app.get(
+      '/t/:ticker/:b',
+      {
+        schema: {
+          params: Type.Object({ ticker: Type.String(), b: Type.Integer() }),
+          querystring: Query({
+            limit: Type.Integer({ default: 50 }),
+            zeta: Type.Optional(Type.String()),
+            alpha: Type.Optional(Type.Boolean()),
+            'a-b': Type.Optional(Type.String()),
+          }),
+        },
+      },
+      async (request) => keys(request),
+    );
+    // A query schema that admits undeclared names: the entries are sorted at each request.
+    app.get(
+      '/open',
+      { schema: { querystring: Type.Object({ x: Type.Optional(Type.String()) }) } },
+      async (request) => keys(request),
+    );
+    const urls = [
+      '/t/LMT/1',
+      '/t/LMT/01?limit=50',
+      '/t/LMT/1?zeta=%22%5D,%5B&alpha=true',
+      '/t/LMT/1?alpha=true&zeta=%22%5D,%5B',
+      '/t/a%2Fb/2?a-b=%E2%9C%93&limit=7',
+      '/open',
+      '/open?y=2&x=1',
+      '/open?x=1&y=2',
+    ];
+    const seen = new Map<string, string>();
+    for (const url of urls) {
+      const answer = await app.inject({ method: 'GET', url });
+      assert.equal(answer.statusCode, 200, url);
+      const { fast, entries } = answer.json() as { fast: string; entries: string };
+      assert.equal(fast, entries, url);
+      seen.set(url, fast);
+    }
+    assert.equal(seen.get('/t/LMT/1'), seen.get('/t/LMT/01?limit=50'), 'one entry for two spellings');
+    assert.equal(
+      seen.get('/t/LMT/1?zeta=%22%5D,%5B&alpha=true'),
+      seen.get('/t/LMT/1?alpha=true&zeta=%22%5D,%5B'),
+    );
+    assert.equal(seen.get('/open?y=2&x=1'), seen.get('/open?x=1&y=2'));
+    assert.equal(new Set(seen.values()).size, 5, 'different input, different keys');
+    await app.close();
   });
 
   test('If-None-Match: lists, weak prefixes and *', () => {
