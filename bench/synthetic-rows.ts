@@ -748,15 +748,39 @@ export const PREDICTION_COLUMNS = [
 ] as const;
 
 /** The rows of the announcement phase, as COPY text per table. */
-export interface AnnouncementRows {
-  contracts: string[];
-  signals: string[];
-  announcements: string[];
-  piids: string[];
-  predictions: string[];
+export interface AnnouncementRows<Text = TextSink> {
+  contracts: Text;
+  signals: Text;
+  announcements: Text;
+  piids: Text;
+  predictions: Text;
   events: number;
   linkedAwards: number;
-  signalRows: number;
+}
+
+/** The rows' text taken from their sinks (transferable), with the row counts. */
+export interface AnnouncementText extends AnnouncementRows<Uint8Array> {
+  rows: Record<'contracts' | 'signals' | 'announcements' | 'piids' | 'predictions', number>;
+}
+
+export function takeAnnouncementText(out: AnnouncementRows): AnnouncementText {
+  const sinks = {
+    contracts: out.contracts,
+    signals: out.signals,
+    announcements: out.announcements,
+    piids: out.piids,
+    predictions: out.predictions,
+  };
+  return {
+    contracts: out.contracts.take(),
+    signals: out.signals.take(),
+    announcements: out.announcements.take(),
+    piids: out.piids.take(),
+    predictions: out.predictions.take(),
+    events: out.events,
+    linkedAwards: out.linkedAwards,
+    rows: Object.fromEntries(Object.entries(sinks).map(([k, v]) => [k, v.rows])) as AnnouncementText['rows'],
+  };
 }
 
 const SECTIONS: readonly (readonly [section: string, subAgency: string, prefix: string])[] = [
@@ -806,17 +830,16 @@ function fivePmNewYork(day: number): number {
  * tickers with shipped dollar volume, and each given a stored 5-day abnormal-return prediction. Its
  * signals are stamped just before the bulk phase's (they were appended first).
  */
-export function announcementPhase(spec: GenSpec, events: number): AnnouncementRows {
+export function announcementPhase(spec: GenSpec, events: number): AnnouncementText {
   const d = new Draws(chunkSeed(spec.seed, 0x7fff_0000));
   const out: AnnouncementRows = {
-    contracts: [],
-    signals: [],
-    announcements: [],
-    piids: [],
-    predictions: [],
+    contracts: new TextSink(events * 1000),
+    signals: new TextSink(events * 4000),
+    announcements: new TextSink(events * 700),
+    piids: new TextSink(events * 50),
+    predictions: new TextSink(events * 150),
     events: 0,
     linkedAwards: 0,
-    signalRows: 0,
   };
   // Announcements go to large defense contractors: the primes' share is higher than among awards.
   const tickerOf = sampler(
@@ -864,7 +887,7 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementRo
         const sourceUrl = `https://www.defense.gov/News/Contracts/Contract/Article/${3_000_000 + n}/`;
         const linked = d.rand() < 0.6;
         const awardId = linked ? `CONT_AWD_${piid}${k > 1 ? `_${k}` : ''}_9700_-NONE-_-NONE-` : null;
-        out.contracts.push(
+        out.contracts.line(
           contractLine({
             id: eventId,
             ticker: company.ticker,
@@ -893,7 +916,7 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementRo
             basis: 'announcement_date',
           }),
         );
-        out.piids.push(`${eventId}\t${piid}\n`);
+        out.piids.line(`${eventId}\t${piid}\n`);
         out.events += 1;
         n += 1;
         const computedMs = spanStart + Math.floor((n / events) * DAY_MS);
@@ -948,14 +971,13 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementRo
         for (const [k2, [engine, output]] of outputs.entries()) {
           if (!output) continue;
           const ms = computedMs + k2;
-          out.signals.push(
+          out.signals.line(
             signalLine(seededUuid7(ms, d.rand), eventId, company.ticker, engine, output, isoTime(ms)),
           );
-          out.signalRows += 1;
         }
         const vol = 0.01 + d.rand() * 0.03;
         const half = 1.28 * vol * Math.sqrt(PREDICTION.horizon);
-        out.predictions.push(
+        out.predictions.line(
           `${eventId}\t${PREDICTION.name}\t${PREDICTION.version}\t${company.ticker}\t${announcedAt}\t${date}\t` +
             `${PREDICTION.horizon}\tSPY\t0\t${PREDICTION.level}\t${(-half).toFixed(6)}\t${half.toFixed(6)}\t${announcedAt}\n`,
         );
@@ -964,7 +986,7 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementRo
         // from the announcement.
         const awardDay = day - Math.floor(d.rand() * 5) * DAY_MS;
         const seenMs = Math.min(NOW_MS - 60_000, day + Math.floor(5 + d.rand() * 90) * DAY_MS);
-        out.contracts.push(
+        out.contracts.line(
           contractLine({
             id: awardId,
             ticker: company.ticker,
@@ -1007,10 +1029,9 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementRo
           ] as const
         ).entries()) {
           const ms = computedMs + 4 + k2;
-          out.signals.push(
+          out.signals.line(
             signalLine(seededUuid7(ms, d.rand), awardId, company.ticker, engine, output, isoTime(ms)),
           );
-          out.signalRows += 1;
         }
       }
       const text =
@@ -1022,7 +1043,7 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementRo
       const awardeesJson = JSON.stringify(
         names.map((name, k) => ({ name, location: CITIES[(p + k) % CITIES.length] })),
       );
-      out.announcements.push(
+      out.announcements.line(
         `${paragraphId}\t${date}\t${announcedAt}\t${announcedAt}\t${announcedAt}\t${section}\t${p}\t${copyText(text)}\taward\t` +
           `${face}\t${obligated}\t{${piid}}\t{${type}}\t${d.rand() < 0.7 ? 't' : 'f'}\t${1 + Math.floor(d.rand() * 5)}\t` +
           `${copyText(subAgency)}\t${multiple ? 't' : 'f'}\t${copyText(awardeesJson)}\t` +
@@ -1030,5 +1051,5 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementRo
       );
     }
   }
-  return out;
+  return takeAnnouncementText(out);
 }

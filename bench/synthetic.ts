@@ -49,7 +49,7 @@ import {
 } from './common.ts';
 import {
   ANNOUNCEMENT_COLUMNS,
-  announcementPhase,
+  type AnnouncementText,
   bulkChunk,
   type Chunk,
   CONTRACT_COLUMNS,
@@ -66,6 +66,7 @@ import {
   SIGNAL_COLUMNS,
   SPAN_DAYS,
 } from './synthetic-rows.ts';
+import type { WorkerRequest } from './synthetic-worker.ts';
 
 const COUNT = Math.floor(numberArg('contracts', numberArg('count', 1_000_000)));
 const CHUNK = Math.max(1000, Math.floor(numberArg('chunk', 50_000)));
@@ -155,13 +156,17 @@ interface Rebuild {
 }
 
 /**
- * Empties the loaded tables, drops their indexes and primary keys (recording how to build them again)
- * and makes them UNLOGGED. Truncating contracts truncates signals through its trigger; the session runs
- * as a replica so that no trigger fires at all (the loads' own TRUNCATEs rely on it too).
+ * Empties the loaded tables, drops their indexes and primary keys and makes the tables UNLOGGED. How
+ * to build each again is recorded in `deferred_indexes` in the transaction that drops it (as an
+ * import's deferred indexes are, src/store/deferred-indexes.ts), so a run that stops half-way leaves
+ * the record: the next run builds them, and so does the service's `migrate` at its next start.
+ * Truncating contracts truncates signals through its trigger; the session runs as a replica so that no
+ * trigger fires at all (the loads' own TRUNCATEs rely on it too).
  */
 async function prepareTables(client: pg.Client): Promise<Rebuild[]> {
   await client.query('SET session_replication_role = replica');
   await client.query(`TRUNCATE ${LOADED.join(', ')}`);
+  await client.query('BEGIN');
   const { rows } = await client.query<Rebuild & { constraint: boolean }>(
     `SELECT t.relname AS table, c.relname AS name, co.conname IS NOT NULL AS constraint,
        CASE WHEN co.conname IS NOT NULL
@@ -176,12 +181,37 @@ async function prepareTables(client: pg.Client): Promise<Rebuild[]> {
     [LOADED],
   );
   for (const r of rows) {
+    await client.query('INSERT INTO deferred_indexes (name, table_name, definition) VALUES ($1, $2, $3)', [
+      r.name,
+      r.table,
+      r.sql,
+    ]);
     await client.query(
       r.constraint ? `ALTER TABLE ${r.table} DROP CONSTRAINT ${r.name}` : `DROP INDEX ${r.name}`,
     );
   }
+  await client.query('COMMIT');
   for (const t of LOADED) await client.query(`ALTER TABLE ${t} SET UNLOGGED`);
-  return rows.map(({ table, name, sql }) => ({ table, name, sql }));
+  const recorded = await client.query<Rebuild>(
+    'SELECT table_name AS table, name, definition AS sql FROM deferred_indexes WHERE table_name = ANY($1)',
+    [LOADED],
+  );
+  return recorded.rows;
+}
+
+/**
+ * A database a run left half-way: its tables are emptied before `migrate` builds the indexes that run
+ * recorded (on empty tables, at once).
+ */
+async function emptyBeforeMigrate(client: pg.Client): Promise<void> {
+  const { rows } = await client.query<{ present: boolean }>(
+    `SELECT to_regclass('deferred_indexes') IS NOT NULL AND to_regclass('contracts') IS NOT NULL AS present`,
+  );
+  if (!rows[0]?.present) return;
+  const pending = await client.query('SELECT 1 FROM deferred_indexes WHERE table_name = ANY($1) LIMIT 1', [
+    LOADED,
+  ]);
+  if (pending.rowCount) await client.query(`TRUNCATE ${LOADED.join(', ')}`);
 }
 
 async function connect(url: string): Promise<pg.Client> {
@@ -272,6 +302,20 @@ async function loadWhole(
   return rows;
 }
 
+/** A small table whose COPY text is ready: one transaction, one COPY FREEZE. */
+async function loadText(
+  client: pg.Client,
+  table: string,
+  columns: readonly string[],
+  text: Uint8Array,
+  rows: number,
+): Promise<number> {
+  const load = await TableLoad.open(client, table, columns);
+  await load.write(text, rows);
+  await load.finish();
+  return rows;
+}
+
 // ---------------------------------------------------------------- small tables
 
 function* regimeLines(spec: GenSpec): Generator<string> {
@@ -302,6 +346,30 @@ function* candleLines(tickers: readonly string[], d: Draws): Generator<string> {
       yield `${ticker}\t${date}\t${r(open)}\t${r(high)}\t${r(low)}\t${r(close)}\t${r(close * 0.97)}\t` +
         `${Math.floor(1e5 + d.rand() * 5e6)}\n`;
     }
+  }
+}
+
+// ---------------------------------------------------------------- worker threads
+
+/** A generator thread (bench/synthetic-worker.ts), tsx's loader registered before its TypeScript entry. */
+function generatorThread(spec: GenSpec): Worker {
+  const api = import.meta.resolve('tsx/esm/api');
+  const entry = new URL('./synthetic-worker.ts', import.meta.url).href;
+  const bootstrap = `import(${JSON.stringify(api)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+  return new Worker(bootstrap, { eval: true, workerData: spec });
+}
+
+/** The announcement phase, generated on a thread of its own while the main thread loads candles. */
+async function announcementsInThread(spec: GenSpec, events: number): Promise<AnnouncementText> {
+  const worker = generatorThread(spec);
+  try {
+    return await new Promise<AnnouncementText>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.postMessage({ kind: 'announcements', events } satisfies WorkerRequest);
+    });
+  } finally {
+    await worker.terminate();
   }
 }
 
@@ -350,7 +418,7 @@ async function forEachChunk(spec: GenSpec, consume: (chunk: Chunk) => Promise<vo
       index,
       new Promise<Chunk>((resolve, reject) => {
         pending.set(index, { resolve, reject });
-        workers[index % WORKERS]?.postMessage(bounds(index));
+        workers[index % WORKERS]?.postMessage({ kind: 'bulk', ...bounds(index) } satisfies WorkerRequest);
       }),
     );
   };
@@ -384,6 +452,7 @@ async function rebuild(clients: pg.Client[], rebuilds: Rebuild[], sizes: Map<str
       for (let next = queue.shift(); next; next = queue.shift()) {
         const t = Date.now();
         await client.query(next.sql);
+        await client.query('DELETE FROM deferred_indexes WHERE name = $1', [next.name]);
         log(`  built ${next.table}.${next.name} in ${seconds(t).toFixed(1)} s`);
       }
     }),
@@ -401,6 +470,7 @@ async function main(): Promise<void> {
   const db = await openDb({ databaseUrl: url, dataDir: '' });
   const clients = [await connect(url), await connect(url)] as [pg.Client, pg.Client];
   try {
+    if (RESET) await emptyBeforeMigrate(clients[0]);
     const applied = await migrate(db);
     log(`migrations: ${applied.length ? applied.join(', ') : 'up to date'}`);
     const [{ n: existing }] = (await db.query<{ n: number }>(
@@ -427,47 +497,20 @@ async function main(): Promise<void> {
       regimes: regimeCalendar(main),
     };
 
-    let t = Date.now();
-    const announced = announcementPhase(spec, Math.round(COUNT * ANNOUNCED));
-    const fromAnnouncements = announced.events + announced.linkedAwards;
-    if (fromAnnouncements > COUNT) throw new Error(`--announced ${ANNOUNCED} leaves no room for awards`);
-    spec.bulk = COUNT - fromAnnouncements;
-    log(
-      `announcement phase: ${fmtInt(announced.announcements.length)} paragraphs, ${fmtInt(announced.events)} events, ` +
-        `${fmtInt(announced.linkedAwards)} linked awards, ${fmtInt(announced.signalRows)} signals in ${seconds(t).toFixed(1)} s`,
-    );
-    log(
-      `drawing ${fmtInt(spec.bulk)} awards from ${companies.length} tickers (top: ${companies
-        .slice(0, 5)
-        .map((c) => c.ticker)
-        .join(', ')}), chunks of ${fmtInt(CHUNK)}, ${WORKERS} worker thread(s)`,
-    );
-
-    t = Date.now();
+    const t = Date.now();
     const rebuilds = await prepareTables(clients[0]);
     log(
       `prepared: ${LOADED.length} tables emptied and unlogged, ${rebuilds.length} indexes and keys dropped`,
     );
 
+    // The announcement phase on a thread while regimes and candles are generated and loaded here.
     const smallStarted = Date.now();
+    const phase = announcementsInThread(spec, Math.round(COUNT * ANNOUNCED));
     const regimeRows = await loadWhole(
       clients[0],
       'market_regimes',
       ['award_date', 'as_of', 'benchmark', 'dominant', 'scores', 'features', 'engine_version', 'computed_at'],
       regimeLines(spec),
-    );
-    const announcementRows = await loadWhole(
-      clients[0],
-      'announcements',
-      ANNOUNCEMENT_COLUMNS,
-      announced.announcements,
-    );
-    await loadWhole(clients[0], 'announcement_piids', ['event_id', 'piid'], announced.piids);
-    const predictionRows = await loadWhole(
-      clients[0],
-      'predictions',
-      PREDICTION_COLUMNS,
-      announced.predictions,
     );
     let candleRows = 0;
     if (WITH_CANDLES) {
@@ -478,18 +521,52 @@ async function main(): Promise<void> {
         candleLines([...companies.map((c) => c.ticker), 'SPY', 'XLI', 'ITA'], main),
       );
     }
+    const announced = await phase;
+    const announcementRows = await loadText(
+      clients[0],
+      'announcements',
+      ANNOUNCEMENT_COLUMNS,
+      announced.announcements,
+      announced.rows.announcements,
+    );
+    await loadText(
+      clients[0],
+      'announcement_piids',
+      ['event_id', 'piid'],
+      announced.piids,
+      announced.rows.piids,
+    );
+    const predictionRows = await loadText(
+      clients[0],
+      'predictions',
+      PREDICTION_COLUMNS,
+      announced.predictions,
+      announced.rows.predictions,
+    );
     const smallSeconds = seconds(smallStarted);
+    const fromAnnouncements = announced.events + announced.linkedAwards;
+    if (fromAnnouncements > COUNT) throw new Error(`--announced ${ANNOUNCED} leaves no room for awards`);
+    spec.bulk = COUNT - fromAnnouncements;
     log(
-      `regimes ${fmtInt(regimeRows)}, announcements ${fmtInt(announcementRows)}, predictions ${fmtInt(predictionRows)}, ` +
-        `candles ${fmtInt(candleRows)} in ${smallSeconds.toFixed(1)} s`,
+      `announcement phase: ${fmtInt(announced.rows.announcements)} paragraphs, ${fmtInt(announced.events)} events, ` +
+        `${fmtInt(announced.linkedAwards)} linked awards, ${fmtInt(announced.rows.signals)} signals; ` +
+        `regimes ${fmtInt(regimeRows)}, candles ${fmtInt(candleRows)}: ${smallSeconds.toFixed(1)} s`,
+    );
+    log(
+      `drawing ${fmtInt(spec.bulk)} awards from ${companies.length} tickers (top: ${companies
+        .slice(0, 5)
+        .map((c) => c.ticker)
+        .join(', ')}), chunks of ${fmtInt(CHUNK)}, ${WORKERS} worker thread(s)`,
     );
 
     // Contracts on one connection, signals on the other, each one COPY FREEZE for the whole load.
     const loadStarted = Date.now();
     const contracts = await TableLoad.open(clients[0], 'contracts', CONTRACT_COLUMNS);
     const signals = await TableLoad.open(clients[1], 'signals', SIGNAL_COLUMNS);
-    await contracts.write(announced.contracts.join(''), announced.contracts.length);
-    await signals.write(announced.signals.join(''), announced.signalRows);
+    await Promise.all([
+      contracts.write(announced.contracts, announced.rows.contracts),
+      signals.write(announced.signals, announced.rows.signals),
+    ]);
     let lastReport = 0;
     await forEachChunk(spec, async (chunk) => {
       await Promise.all([
