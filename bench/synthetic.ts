@@ -2,7 +2,9 @@
  * Fills a PostgreSQL database with a synthetic, realistically shaped data set for the benchmarks: N
  * contracts (default 1,000,000; the DoD award history since 2001 is ~10 M) over ~500 tickers of the
  * companies table with a heavy-tailed popularity, ~40 agencies, the 14 classification labels, award
- * dates 2001-01-01 … 2026-10-31 and log-normal values; both sources as the schema stores them — DoD
+ * dates 2001-01-01 … 2026-10-31 (leaning to recent years, written in date order with a few days of
+ * jitter, as a history loaded file by file and then appended daily lies in the table) and log-normal
+ * values; both sources as the schema stores them — DoD
  * announcement events (≈ 2.5 %: their paragraphs, PIIDs, links to the USAspending award they became and
  * a stored prediction each) and USAspending awards; ~90 % of the awards resolved to a ticker. Every
  * event with a ticker gets a signal from each engine that scores it, computed by the real engines:
