@@ -499,7 +499,6 @@ async function main(): Promise<void> {
       regimes: regimeCalendar(main),
     };
 
-    const t = Date.now();
     const rebuilds = await prepareTables(clients[0]);
     log(
       `prepared: ${LOADED.length} tables emptied and unlogged, ${rebuilds.length} indexes and keys dropped`,
