@@ -9,15 +9,23 @@
  * 20 years, so many rows share a day) and a signal each (scores 0-100: long runs of ties).
  *
  *   npm run bench:cursor -- [--rows 300000] [--depth 100000] [--limit 50] [--runs 15]
+ *
+ * With --database, the database of bench/synthetic.ts (DATABASE_URL, default market_intel_bench) is
+ * read instead, nothing filled: the page after each of --depths rows (default 0, 1,000, 10,000,
+ * 100,000, 1,000,000 and 5,000,000) of the events list, of the busiest ticker's events and of the
+ * signals list, by cursor at every depth and by offset up to the API's largest (1,000,000).
+ *
+ *   npm run bench:cursor -- --database [--depths 0,1000,10000,100000,1000000,5000000] [--runs 15]
  */
 import { performance } from 'node:perf_hooks';
+import { loadConfig } from '../src/config.ts';
 import { defaultEngine } from '../src/domain/engines/index.ts';
-import { type Db, openTemporaryDb } from '../src/store/db.ts';
+import { type Db, openDb, openTemporaryDb } from '../src/store/db.ts';
 import { eventsJson } from '../src/store/events.ts';
 import type { JsonPage } from '../src/store/keyset.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { signalsJson } from '../src/store/signals.ts';
-import { fmtInt, fmtMs, numberArg, table } from './common.ts';
+import { arg, benchDatabaseUrl, flag, fmtInt, fmtMs, numberArg, table } from './common.ts';
 
 const ROWS = numberArg('rows', 300_000);
 const DEPTH = numberArg('depth', 100_000);
@@ -109,33 +117,94 @@ async function compare(db: Db, list: 'events' | 'signals') {
   };
 }
 
-const db = await openTemporaryDb();
-try {
-  await migrate(db);
-  const start = performance.now();
-  await fill(db);
-  process.stdout.write(
-    `${fmtInt(ROWS)} events and signals in ${((performance.now() - start) / 1000).toFixed(1)} s; ` +
-      `page of ${LIMIT} after ${fmtInt(DEPTH)} rows, ${RUNS} runs each\n\n`,
+/** The API's largest offset: deeper pages exist only by cursor. */
+const MAX_OFFSET = 1_000_000;
+
+/**
+ * --database: the page after each depth, by cursor (and by offset up to MAX_OFFSET), on the lists of
+ * the synthetic database. The position at a depth is read once by offset (the row before the page).
+ */
+async function depths(db: Db): Promise<void> {
+  const list = (arg('depths') ?? '0,1000,10000,100000,1000000,5000000').split(',').map(Number);
+  const [busiest] = await db.query<{ ticker: string }>(
+    `SELECT ticker FROM contracts WHERE ticker IS NOT NULL GROUP BY ticker ORDER BY count(*) DESC LIMIT 1`,
   );
-  const results = [await compare(db, 'events'), await compare(db, 'signals')];
-  process.stdout.write(
-    `${table(
-      ['list', 'offset median', 'offset max', 'cursor median', 'cursor max', 'offset / cursor'],
-      results.map((r) => [
-        r.list,
-        fmtMs(r.byOffset.median),
-        fmtMs(r.byOffset.max),
-        fmtMs(r.byCursor.median),
-        fmtMs(r.byCursor.max),
-        `${(r.byOffset.median / r.byCursor.median).toFixed(0)}×`,
-      ]),
-    )}\n`,
-  );
-  for (const r of results) {
-    process.stdout.write(`\n${r.list}, offset ${fmtInt(DEPTH)}:\n  ${r.plans.offset.join('\n  ')}\n`);
-    process.stdout.write(`${r.list}, cursor:\n  ${r.plans.cursor.join('\n  ')}\n`);
+  const base = { engine: engine.name, withRationale: false, limit: LIMIT };
+  type Page = { offset: number; limit?: number; after?: readonly string[] };
+  const lists: [string, (q: Db, page: Page) => Promise<JsonPage>][] = [
+    ['events', (q, page) => eventsJson(q, { ...base, ...page })],
+    [
+      `events ticker=${busiest?.ticker}`,
+      (q, page) => eventsJson(q, { ...base, ticker: busiest?.ticker, ...page }),
+    ],
+    ['signals', (q, page) => signalsJson(q, { ...base, engineVersion: engine.version, ...page })],
+  ];
+  const rows: string[][] = [];
+  for (const [name, query] of lists) {
+    for (const depth of list) {
+      const before = depth === 0 ? null : await query(db, { offset: depth - 1, limit: 1 });
+      if (depth > 0 && !before?.next) {
+        rows.push([name, fmtInt(depth), 'fewer rows', '', '', '']);
+        continue;
+      }
+      const after = before?.next ?? undefined;
+      const byCursor = await time(() => query(db, { offset: 0, after }));
+      const byOffset = depth <= MAX_OFFSET ? await time(() => query(db, { offset: depth })) : null;
+      if (byOffset && byOffset.page.json !== byCursor.page.json)
+        throw new Error(`${name} ${depth}: pages differ`);
+      rows.push([
+        name,
+        fmtInt(depth),
+        fmtMs(byCursor.median),
+        fmtMs(byCursor.max),
+        byOffset ? fmtMs(byOffset.median) : `— (> ${fmtInt(MAX_OFFSET)})`,
+        byOffset ? fmtMs(byOffset.max) : '',
+      ]);
+      process.stdout.write(`${rows.at(-1)?.join('  ')}\n`);
+    }
   }
-} finally {
-  await db.close();
+  process.stdout.write(
+    `\n${table(['list', 'depth (rows before the page)', 'cursor median', 'cursor max', 'offset median', 'offset max'], rows)}\n`,
+  );
+}
+
+if (flag('database')) {
+  const db = await openDb(loadConfig({ DATABASE_URL: benchDatabaseUrl() }));
+  try {
+    process.stdout.write(`${benchDatabaseUrl()}: page of ${LIMIT}, ${RUNS} runs each after one warm-up\n`);
+    await depths(db);
+  } finally {
+    await db.close();
+  }
+} else {
+  const db = await openTemporaryDb();
+  try {
+    await migrate(db);
+    const start = performance.now();
+    await fill(db);
+    process.stdout.write(
+      `${fmtInt(ROWS)} events and signals in ${((performance.now() - start) / 1000).toFixed(1)} s; ` +
+        `page of ${LIMIT} after ${fmtInt(DEPTH)} rows, ${RUNS} runs each\n\n`,
+    );
+    const results = [await compare(db, 'events'), await compare(db, 'signals')];
+    process.stdout.write(
+      `${table(
+        ['list', 'offset median', 'offset max', 'cursor median', 'cursor max', 'offset / cursor'],
+        results.map((r) => [
+          r.list,
+          fmtMs(r.byOffset.median),
+          fmtMs(r.byOffset.max),
+          fmtMs(r.byCursor.median),
+          fmtMs(r.byCursor.max),
+          `${(r.byOffset.median / r.byCursor.median).toFixed(0)}×`,
+        ]),
+      )}\n`,
+    );
+    for (const r of results) {
+      process.stdout.write(`\n${r.list}, offset ${fmtInt(DEPTH)}:\n  ${r.plans.offset.join('\n  ')}\n`);
+      process.stdout.write(`${r.list}, cursor:\n  ${r.plans.cursor.join('\n  ')}\n`);
+    }
+  } finally {
+    await db.close();
+  }
 }

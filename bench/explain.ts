@@ -1,5 +1,8 @@
 /**
- * EXPLAINs every filter + sort combination of the list endpoints exactly as the store issues them
+ * EXPLAINs every documented filter combination of the list endpoints and the exports (docs/API.md:
+ * every subset of /events' engine, ticker, agency, classification, from, to, source, available_from and
+ * available_to; of /signals' engine, min_score, ticker, since, available_from and available_to; of
+ * /regimes' contract_id and dominant) exactly as the store issues them
  * (every filter + sort combination must be served by an index): the store functions run against a
  * Queryable that prefixes `EXPLAIN (FORMAT JSON)` and keeps the plan. Any Seq Scan on contracts,
  * signals, market_regimes or candles is reported, and makes the exit status 1; so does a first page
@@ -12,10 +15,12 @@
  *
  * Reads the database of bench/synthetic.ts (DATABASE_URL, default market_intel_bench on 127.0.0.1).
  */
+import { announcementDv } from '../src/domain/engines/announcement-dv.ts';
 import { materiality } from '../src/domain/engines/materiality.ts';
 import { REGIME_NAMES } from '../src/domain/types.ts';
 import { type Db, openDb, type Queryable } from '../src/store/db.ts';
 import { eventsJson, getEvent } from '../src/store/events.ts';
+import { eventExport, signalExport } from '../src/store/export.ts';
 import { candlesJson, getCompany, getRegime, regimesJson } from '../src/store/market.ts';
 import { latestSignal, signalsJson } from '../src/store/signals.ts';
 import { arg, benchDatabaseUrl, databaseExists, flag, numberArg, summary, table } from './common.ts';
@@ -124,45 +129,91 @@ async function pickValues(db: Db, which: 'popular' | 'rare') {
 
 function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[] {
   const out: Case[] = [];
-  const engine = materiality.name;
+  // `engine` in a combination: the rarest engine (announcement events only), else the default.
+  const rare = announcementDv;
   const eventValues = {
+    engine: rare.name,
     ticker: v.ticker,
     agency: v.agency,
     classification: v.classification,
     from: '2020-01-01',
     to: '2024-12-31',
+    source: 'announcement',
+    availableFrom: '2019-06-01T00:00:00Z',
+    availableTo: '2023-06-30T21:00:00Z',
   };
-  for (const keys of subsets(['ticker', 'agency', 'classification', 'from', 'to'] as const)) {
+  const eventKeys = [
+    'engine',
+    'ticker',
+    'agency',
+    'classification',
+    'from',
+    'to',
+    'source',
+    'availableFrom',
+    'availableTo',
+  ] as const;
+  for (const keys of subsets(eventKeys)) {
+    const filter = { engine: materiality.name, ...Object.fromEntries(keys.map((k) => [k, eventValues[k]])) };
+    const filters = keys.join('+') || '(none)';
     for (const offset of OFFSETS) {
-      const filter = Object.fromEntries(keys.map((k) => [k, eventValues[k]]));
       out.push({
         endpoint: `events ${label}`,
-        filters: keys.join('+') || '(none)',
+        filters,
         offset,
-        run: (q) => eventsJson(q, { engine, withRationale: false, limit: 50, offset, ...filter }),
+        run: (q) => eventsJson(q, { withRationale: false, limit: 50, offset, ...filter }),
       });
     }
+    out.push({
+      endpoint: `events/export ${label}`,
+      filters,
+      offset: '',
+      run: (q) => {
+        const e = eventExport({ withRationale: false, limit: null, ...filter }, 'csv');
+        return q.query(e.text, e.params);
+      },
+    });
   }
   const since = new Date(Date.now() - 30 * 86_400_000).toISOString();
-  const signalValues = { minScore: 75, ticker: v.ticker, since };
-  for (const keys of subsets(['minScore', 'ticker', 'since'] as const)) {
+  const signalValues = {
+    engine: rare,
+    minScore: 75,
+    ticker: v.ticker,
+    since,
+    availableFrom: '2019-06-01T00:00:00Z',
+    availableTo: '2023-06-30T21:00:00Z',
+  };
+  for (const keys of subsets([
+    'engine',
+    'minScore',
+    'ticker',
+    'since',
+    'availableFrom',
+    'availableTo',
+  ] as const)) {
+    const { engine: chosen, ...values } = Object.fromEntries(
+      keys.map((k) => [k, signalValues[k]]),
+    ) as Partial<typeof signalValues>;
+    const engine = chosen ?? materiality;
+    const filter = { engine: engine.name, engineVersion: engine.version, withRationale: false, ...values };
+    const filters = keys.join('+') || '(none)';
     for (const offset of OFFSETS) {
-      const filter = Object.fromEntries(keys.map((k) => [k, signalValues[k]]));
       out.push({
         endpoint: `signals ${label}`,
-        filters: keys.join('+') || '(none)',
+        filters,
         offset,
-        run: (q) =>
-          signalsJson(q, {
-            engine,
-            engineVersion: materiality.version,
-            withRationale: false,
-            limit: 50,
-            offset,
-            ...filter,
-          }),
+        run: (q) => signalsJson(q, { limit: 50, offset, ...filter }),
       });
     }
+    out.push({
+      endpoint: `signals/export ${label}`,
+      filters,
+      offset: '',
+      run: (q) => {
+        const e = signalExport({ limit: null, ...filter }, 'csv');
+        return q.query(e.text, e.params);
+      },
+    });
   }
   // The largest page the endpoint serves; every dominant value, since the rarest is the hardest to fill.
   const regimeLimit = 200;
@@ -200,12 +251,17 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
     });
   }
   out.push(
-    { endpoint: 'contract', filters: 'id', offset: '', run: (q) => getEvent(q, v.contractId, engine) },
+    {
+      endpoint: 'contract',
+      filters: 'id',
+      offset: '',
+      run: (q) => getEvent(q, v.contractId, materiality.name),
+    },
     {
       endpoint: 'contract score',
       filters: 'id+engine',
       offset: '',
-      run: (q) => latestSignal(q, v.contractId, engine),
+      run: (q) => latestSignal(q, v.contractId, materiality.name),
     },
     { endpoint: `company ${label}`, filters: 'ticker', offset: '', run: (q) => getCompany(q, v.ticker, 20) },
   );

@@ -6,6 +6,10 @@
  * Interactive = the page's chart has drawn its first frame (`[data-ready="true"]` on its box), with the
  * HTTP cache off, so every load fetches the page, the app, the charting library and the data.
  * Run: npm run bench:explorer-charts [-- --runs 10]
+ *
+ * With --database, the database of bench/synthetic.ts (DATABASE_URL, default market_intel_bench) is
+ * served instead of the demo data, and the company page is the busiest ticker's (most contracts):
+ *   npm run bench:explorer-charts -- --database
  */
 import { chromium, type Page } from 'playwright-core';
 import { buildApp } from '../src/app.ts';
@@ -13,24 +17,36 @@ import { loadConfig } from '../src/config.ts';
 import { openSession, SESSION_COOKIE } from '../src/dashboard/sessions.ts';
 import { seed } from '../src/pipeline/seed.ts';
 import { createAccount } from '../src/services/accounts.ts';
-import { openTemporaryDb } from '../src/store/db.ts';
+import { openDb, openTemporaryDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { arg } from './common.ts';
+import { arg, benchDatabaseUrl, flag } from './common.ts';
 
 const RUNS = Number(arg('runs') ?? 10);
 const TTI_BAR_MS = 1000;
 /** Two frames at 60 Hz: a redraw slower than this is a visible stutter. */
 const FRAME_BAR_MS = 33.4;
 
-const config = loadConfig({ LOG_LEVEL: 'silent' });
-const db = await openTemporaryDb();
+const EXISTING = flag('database');
+const config = loadConfig(
+  EXISTING ? { LOG_LEVEL: 'silent', DATABASE_URL: benchDatabaseUrl() } : { LOG_LEVEL: 'silent' },
+);
+const db = EXISTING ? await openDb(config) : await openTemporaryDb();
 await migrate(db);
-process.stderr.write('seeding the demo data…\n');
-await seed(db, { signalThreshold: config.signalThreshold });
-const [longest] = await db.query<{ ticker: string; bars: number; first: string }>(
-  `SELECT k.ticker, count(*)::int AS bars, min(k.date)::text AS first FROM candles k
-   WHERE EXISTS (SELECT 1 FROM contracts c WHERE c.ticker = k.ticker)
-   GROUP BY k.ticker ORDER BY bars DESC, k.ticker LIMIT 1`,
+if (!EXISTING) {
+  process.stderr.write('seeding the demo data…\n');
+  await seed(db, { signalThreshold: config.signalThreshold });
+}
+// The demo data: the longest candle series; a large database: the ticker with the most contracts.
+const [longest] = await db.query<{ ticker: string; bars: number; first: string; contracts: number }>(
+  EXISTING
+    ? `SELECT t.ticker, t.contracts, (SELECT count(*)::int FROM candles k WHERE k.ticker = t.ticker) AS bars,
+         (SELECT min(date)::text FROM candles k WHERE k.ticker = t.ticker) AS first
+       FROM (SELECT ticker, count(*)::int AS contracts FROM contracts WHERE ticker IS NOT NULL
+             GROUP BY ticker ORDER BY count(*) DESC LIMIT 1) t`
+    : `SELECT k.ticker, count(*)::int AS bars, min(k.date)::text AS first,
+         (SELECT count(*)::int FROM contracts c WHERE c.ticker = k.ticker) AS contracts FROM candles k
+       WHERE EXISTS (SELECT 1 FROM contracts c WHERE c.ticker = k.ticker)
+       GROUP BY k.ticker ORDER BY bars DESC, k.ticker LIMIT 1`,
 );
 const [contract] = await db.query<{ id: string }>(
   'SELECT id FROM contracts WHERE ticker = $1 ORDER BY award_date DESC, id LIMIT 1',
@@ -44,7 +60,11 @@ const address = app.server.address();
 if (!address || typeof address !== 'object') throw new Error('no address');
 const base = `http://127.0.0.1:${address.port}`;
 // The heaviest page: an intelligence-tier plan also gets the regime band.
-const user = await createAccount(db, { email: 'bench@example.test', plan: 'institutional', isAdmin: false });
+const user = await createAccount(db, {
+  email: `bench-${Date.now()}@example.test`,
+  plan: 'institutional',
+  isAdmin: false,
+});
 const { token } = await openSession(db, user.id, new Date());
 
 const browser = await chromium.launch({
@@ -138,7 +158,10 @@ await db.close();
 
 const ratio = (a: number, b: number) => `${(a / b).toFixed(2)}×`;
 console.log(`\n== explorer charts (${RUNS} loads each, HTTP cache off) ==`);
-console.log(`  longest series: ${longest.ticker}, ${longest.bars} daily bars from ${longest.first}`);
+console.log(
+  `  ${EXISTING ? 'busiest ticker' : 'longest series'}: ${longest.ticker}, ${longest.contracts} contracts, ` +
+    `${longest.bars} daily bars from ${longest.first}`,
+);
 const line = (label: string, t: number[]) =>
   console.log(
     `  ${label.padEnd(30)} median ${median(t)} ms, min ${t[0]} ms, max ${t.at(-1)} ms` +

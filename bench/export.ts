@@ -9,6 +9,13 @@
  *
  * For each: rows/s at the client, and the server's RSS at the start and its peak during the run
  * (sampled every 10 ms from /proc). Usage: npm run bench:export [-- --rows 1000000]
+ *
+ * With --database, the database of bench/synthetic.ts (DATABASE_URL, default market_intel_bench) is
+ * exported instead, nothing filled: every event (9 M of 10 M contracts have a ticker) as CSV and as
+ * NDJSON (--formats csv for one), plus the 100k-row runs above; RSS is also reported at every tenth of
+ * each run, so its flatness shows.
+ *
+ *   npm run bench:export -- --database [--formats csv,ndjson]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -19,7 +26,17 @@ import { loadConfig } from '../src/config.ts';
 import { defaultEngine } from '../src/domain/engines/index.ts';
 import { openDb, openTemporaryDb } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
-import { fmtInt, fmtMb, numberArg, summary, table } from './common.ts';
+import {
+  arg,
+  benchDatabaseUrl,
+  databaseExists,
+  flag,
+  fmtInt,
+  fmtMb,
+  numberArg,
+  summary,
+  table,
+} from './common.ts';
 import { onCleanup, runCleanups } from './server-process.ts';
 
 const SELF = fileURLToPath(import.meta.url);
@@ -45,23 +62,35 @@ const rssOf = (pid: number): number => {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 };
 
-/** Samples `pid`'s RSS while `run` runs; its start and peak. */
+/** Samples `pid`'s RSS while `run` runs; its start and peak, and the RSS every second. */
 async function sampled<T>(
   pid: number,
   run: () => Promise<T>,
-): Promise<{ result: T; start: number; peak: number }> {
+): Promise<{ result: T; start: number; peak: number; trace: number[] }> {
   const start = rssOf(pid);
   let peak = start;
+  const trace: number[] = [];
+  let ticks = 0;
   const timer = setInterval(() => {
-    peak = Math.max(peak, rssOf(pid));
+    const rss = rssOf(pid);
+    peak = Math.max(peak, rss);
+    if (++ticks % 100 === 0) trace.push(rss);
   }, 10);
   try {
     const result = await run();
     peak = Math.max(peak, rssOf(pid));
-    return { result, start, peak };
+    return { result, start, peak, trace };
   } finally {
     clearInterval(timer);
   }
+}
+
+/** The RSS trace at every tenth of the run, in MB. */
+function deciles(trace: readonly number[]): string {
+  if (trace.length < 10) return trace.map((b) => (b / 1048576).toFixed(0)).join(' ');
+  return Array.from({ length: 10 }, (_, k) =>
+    ((trace[Math.floor(((k + 1) * trace.length) / 10) - 1] ?? 0) / 1048576).toFixed(0),
+  ).join(' ');
 }
 
 /** GETs `path` and counts the LF bytes of the body (one per row, plus the CSV header). */
@@ -144,10 +173,26 @@ async function startChild(url: string): Promise<{ proc: ChildProcess; port: numb
 }
 
 async function main(): Promise<void> {
+  const existing = flag('database');
   const rows = numberArg('rows', 1_000_000);
+  const formats = (arg('formats') ?? 'csv,ndjson').split(',');
   const small = Math.min(100_000, rows);
-  const data = await fill(rows);
-  const { proc, port } = await startChild(data.url);
+  let url: string;
+  let events = rows;
+  if (existing) {
+    url = benchDatabaseUrl();
+    if (!(await databaseExists(url))) throw new Error(`${url} does not exist: run npm run bench:synthetic`);
+    const db = await openDb(loadConfig({ DATABASE_URL: url }));
+    const [count] = await db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM contracts WHERE ticker IS NOT NULL',
+    );
+    await db.close();
+    events = count?.n ?? 0;
+    process.stderr.write(`exporting from ${url.replace(/:[^:@/]*@/, ':***@')}: ${fmtInt(events)} events\n`);
+  } else {
+    url = (await fill(rows)).url;
+  }
+  const { proc, port } = await startChild(url);
   const pid = proc.pid ?? 0;
   // Warm-up: the code paths compiled, the pool's connections open, the table in cache.
   await countLines(port, `/api/v1/events/export?limit=${small}&format=ndjson`);
@@ -156,16 +201,21 @@ async function main(): Promise<void> {
     ['list, 200 a page (baseline)', small, () => pageList(port, small)],
     ['export CSV', small, () => countLines(port, `/api/v1/events/export?limit=${small}`)],
     ['export NDJSON', small, () => countLines(port, `/api/v1/events/export?limit=${small}&format=ndjson`)],
-    ['export CSV', rows, () => countLines(port, '/api/v1/events/export')],
-    ['export NDJSON', rows, () => countLines(port, '/api/v1/events/export?format=ndjson')],
+    ['export CSV', events, () => countLines(port, '/api/v1/events/export')],
+    ['export NDJSON', events, () => countLines(port, '/api/v1/events/export?format=ndjson')],
   ];
   const out: string[][] = [];
+  const traces: string[] = [];
   for (const [label, n, run] of runs) {
+    if (n > small && !formats.includes(label.includes('CSV') ? 'csv' : 'ndjson')) continue;
     const t0 = performance.now();
-    const { result, start, peak } = await sampled(pid, run);
+    const { result, start, peak, trace } = await sampled(pid, run);
     const seconds = (performance.now() - t0) / 1000;
     const got = label.startsWith('list') ? result.lines : result.lines - (label.includes('CSV') ? 1 : 0);
     if (got !== n) throw new Error(`${label}: ${got} rows, expected ${n}`);
+    process.stderr.write(
+      `${label}, ${fmtInt(n)} rows: ${fmtInt(n / seconds)} rows/s, RSS ${fmtMb(start)} → peak ${fmtMb(peak)}\n`,
+    );
     out.push([
       label,
       fmtInt(n),
@@ -176,11 +226,17 @@ async function main(): Promise<void> {
       (peak / start).toFixed(2),
       fmtMb(peak - start),
     ]);
+    if (n > small)
+      traces.push(
+        `${label} (${fmtInt(n)} rows, ${seconds.toFixed(0)} s): RSS MB at each tenth: ${deciles(trace)}`,
+      );
   }
   proc.kill('SIGKILL');
   console.log(
-    summary(`bench:export — ${fmtInt(rows)} events, server RSS sampled every 10 ms`, [
+    summary(`bench:export — ${fmtInt(events)} events, server RSS sampled every 10 ms`, [
       table(['run', 'rows', 'rows/s', 'body', 'RSS start', 'RSS peak', 'peak/start', 'growth'], out),
+      '',
+      ...traces,
     ]),
   );
 }

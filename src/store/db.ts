@@ -249,7 +249,10 @@ async function openPostgres(url: string): Promise<Db> {
     connectionTimeoutMillis: POOL_WAIT_MS,
     // Dead peers (a host gone without closing its sockets) are noticed by the kernel, not never.
     keepAlive: true,
-    options: '-c TimeZone=UTC -c plan_cache_mode=force_custom_plan',
+    // No JIT: a list query whose walk the planner over-estimates (a rare engine, a filter it cannot
+    // see through) passes jit_above_cost and spent 30–300 ms compiling a plan that runs in 2 ms
+    // (bench:queries at 10 M contracts, docs/EVALUATION.md#ten-million-contracts-issue-35).
+    options: '-c TimeZone=UTC -c plan_cache_mode=force_custom_plan -c jit=off',
   });
   pool.on('error', () => {
     // An idle client lost its connection; the pool replaces it on next use.

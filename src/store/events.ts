@@ -76,6 +76,7 @@ export function eventPage(filter: Omit<EventFilter, 'withRationale' | 'limit'> &
   from: string;
   params: unknown[];
 } {
+  let moment: string | undefined;
   const where = new Where()
     .add((p) => `c.ticker = ${p}`, filter.ticker)
     .add((p) => `lower(c.awarding_agency) = lower(${p})`, filter.agency)
@@ -84,18 +85,45 @@ export function eventPage(filter: Omit<EventFilter, 'withRationale' | 'limit'> &
     .add((p) => `c.award_date <= ${p}::date`, filter.to)
     .add((p) => `c.source = ${p}`, filter.source)
     .add((p) => `c.available_at >= ${p}::timestamptz`, filter.availableFrom)
-    .add((p) => `c.available_at <= ${p}::timestamptz`, filter.availableTo);
+    .add((p) => {
+      moment = p;
+      return `c.available_at <= ${p}::timestamptz`;
+    }, filter.availableTo);
   where.clauses.unshift('c.ticker IS NOT NULL');
   addAfter(where, KEYSETS.events, filter.after);
   const engine = where.next(filter.engine);
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
+  const order = orderBy(KEYSETS.events);
+  const contracts =
+    moment === undefined
+      ? `SELECT c.* FROM contracts c ${where.sql()} ORDER BY ${order} LIMIT ${limit} OFFSET ${offset}`
+      : availableBy(where, moment, { limit, offset });
   return {
-    from: `FROM (SELECT c.* FROM contracts c ${where.sql()}
-           ORDER BY ${orderBy(KEYSETS.events)} LIMIT ${limit} OFFSET ${offset}) c
+    from: `FROM (${contracts}) c
      ${LATEST_SIGNAL(engine)}`,
     params: where.params,
   };
+}
+
+/**
+ * The contracts of `where` (which bounds available_at by `moment`) in two index-ordered parts: those
+ * awarded on or before the moment's UTC date, where the list's indexes start walking; and those
+ * awarded after it yet available by then (available on an earlier UTC day than their award date:
+ * announced, or first seen, before it), which migration 027's partial index holds. Every contract
+ * available by the moment is in exactly one part, so the union is the filter's rows; without the split
+ * the walk read every newer award before the first one available by the moment.
+ */
+function availableBy(where: Where, moment: string, page: { limit: string; offset: string }): string {
+  const order = orderBy(KEYSETS.events);
+  const day = `(${moment}::timestamptz AT TIME ZONE 'UTC')::date`;
+  const part = (clause: string) =>
+    `(SELECT c.* FROM contracts c ${where.sql()} AND ${clause}
+      ORDER BY ${order} LIMIT ${page.limit}::int8 + ${page.offset}::int8)`;
+  return `${part(`c.award_date <= ${day}`)}
+    UNION ALL
+    ${part(`c.award_date > ${day} AND (c.available_at AT TIME ZONE 'UTC')::date < c.award_date`)}
+    ORDER BY award_date DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 
 /**
