@@ -1,5 +1,6 @@
 /** Helpers shared by the benchmarks: the bench database, arguments, formatting. */
 import pg from 'pg';
+import { type Db, openDb } from '../src/store/db.ts';
 
 /** The database bench/synthetic.ts fills and bench/explain.ts and bench/events-latency.ts read. */
 export const DEFAULT_BENCH_URL = 'postgres://postgres@127.0.0.1:5432/market_intel_bench';
@@ -52,6 +53,14 @@ export async function databaseExists(url: string): Promise<boolean> {
     const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
     return (found.rowCount ?? 0) > 0;
   });
+}
+
+/** The synthetic database of `npm run bench:synthetic` (DATABASE_URL, else market_intel_bench), opened. */
+export async function openSyntheticDb(): Promise<Db> {
+  const url = benchDatabaseUrl();
+  if (!(await databaseExists(url)))
+    throw new Error(`${url} does not exist: run npm run bench:synthetic first`);
+  return openDb({ databaseUrl: url, dataDir: '' });
 }
 
 /** `--name value` / `--name=value` / `--flag` arguments, with defaults. */

@@ -18,12 +18,12 @@
 import { announcementDv } from '../src/domain/engines/announcement-dv.ts';
 import { materiality } from '../src/domain/engines/materiality.ts';
 import { REGIME_NAMES } from '../src/domain/types.ts';
-import { type Db, openDb, type Queryable } from '../src/store/db.ts';
+import type { Db, Queryable } from '../src/store/db.ts';
 import { eventsJson, getEvent } from '../src/store/events.ts';
 import { eventExport, signalExport } from '../src/store/export.ts';
 import { candlesJson, getCompany, getRegime, regimesJson } from '../src/store/market.ts';
 import { latestSignal, signalsJson } from '../src/store/signals.ts';
-import { arg, benchDatabaseUrl, databaseExists, flag, numberArg, summary, table } from './common.ts';
+import { arg, benchDatabaseUrl, flag, numberArg, openSyntheticDb, summary, table } from './common.ts';
 
 const WATCHED = new Set(['contracts', 'signals', 'market_regimes', 'candles']);
 const ANALYZE = flag('analyze');
@@ -270,9 +270,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
 
 async function main(): Promise<void> {
   const url = benchDatabaseUrl();
-  if (!(await databaseExists(url)))
-    throw new Error(`${url} does not exist: run npm run bench:synthetic first`);
-  const db = await openDb({ databaseUrl: url, dataDir: '' });
+  const db = await openSyntheticDb();
   try {
     const [{ n }] = (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM contracts')) as [
       { n: number },

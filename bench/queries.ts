@@ -20,7 +20,7 @@ import { performance } from 'node:perf_hooks';
 import { ENGINES } from '../src/domain/engines/index.ts';
 import { CLASSIFICATION_LABELS, REGIME_NAMES } from '../src/domain/types.ts';
 import { CONTRACT_SOURCES } from '../src/shapes/resources.ts';
-import { type Db, openDb } from '../src/store/db.ts';
+import type { Db } from '../src/store/db.ts';
 import { eventsJson } from '../src/store/events.ts';
 import { eventExport, openExport, signalExport } from '../src/store/export.ts';
 import { regimesJson } from '../src/store/market.ts';
@@ -28,9 +28,9 @@ import { signalsJson } from '../src/store/signals.ts';
 import {
   arg,
   benchDatabaseUrl,
-  databaseExists,
   fmtInt,
   numberArg,
+  openSyntheticDb,
   seededRandom,
   summary,
   table,
@@ -321,9 +321,7 @@ async function measure(c: Case): Promise<Result> {
 
 async function main(): Promise<void> {
   const url = benchDatabaseUrl();
-  if (!(await databaseExists(url)))
-    throw new Error(`${url} does not exist: run npm run bench:synthetic first`);
-  const db = await openDb({ databaseUrl: url, dataDir: '' });
+  const db = await openSyntheticDb();
   try {
     const started = performance.now();
     const [{ n }] = (await db.query<{ n: number }>(
