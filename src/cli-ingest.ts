@@ -78,12 +78,14 @@ function showRejections(rejected: readonly FileRejection[], total: number): void
 
 async function ingestFile(path: string, config: Config): Promise<void> {
   await checkFile(path);
+  // Refused while connecting or migrating too (a backend that cannot write its cache file on a full
+  // disk, a read-only database): the same message, and the same advice, as a refusal mid-import.
   await withMigratedDb(config, async (db) => {
     const ctx = await createPipelineContext(db, { signalThreshold: config.signalThreshold });
-    const result = await importAwardFile(ctx, path, { log: say }).catch(asFileError).catch(asStoppedImport);
+    const result = await importAwardFile(ctx, path, { log: say }).catch(asFileError);
     showRejections(result.rejected, result.rejectedTotal);
     say(`ingest: ${path} (${result.format}): ${summary(result, result.rejectedTotal)}`);
-  });
+  }).catch(asStoppedImport);
 }
 
 /** `--from` and `--to` as dates, in order. */

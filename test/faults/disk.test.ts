@@ -179,9 +179,11 @@ describe('an ingest meets a full disk, then a read-only database', { skip: skip 
     try {
       const failed = await ingest(third);
       assert.equal(failed.code, 1, failed.stderr);
-      assert.match(failed.stderr, /the database is read-only/);
+      assert.match(failed.stderr, /ingest stopped: the database is read-only/);
       t.diagnostic(`read-only: ${failed.stderr.trim().split('\n').at(-1)}`);
       assert.match(failed.stderr, /SQLSTATE 25006/);
+      // Refused while migrating, before any record: the advice is the same as mid-import.
+      assert.match(failed.stderr, /run the same command again/);
       assert.doesNotMatch(failed.stderr, /\n\s+at /);
       assert.equal(await contracts(), total);
       const served = await readOnlyApp.inject({
