@@ -183,7 +183,7 @@ export class IdentityModel {
         return this.jointVenture(entity, current, owners, date, depth);
       }
       const next = owners[0] === undefined ? undefined : this.entities.get(owners[0].parent);
-      if (next === undefined) return { ...this.unlisted(entity, current, date), parents: [] };
+      if (next === undefined) return this.unlisted(entity, current, date);
       current = next;
     }
     return { entity, owner: current, ticker: null, series: null, reason: 'owner_unknown', parents: [] };
@@ -208,15 +208,28 @@ export class IdentityModel {
     return { entity, owner: venture, ticker: null, series: null, reason: 'joint_venture', parents };
   }
 
-  /** No listing and no owner that day: private, foreign, or a registrant outside its listed years. */
-  private unlisted(entity: IdentityEntity, top: IdentityEntity, date: string): Omit<OwnerAtDate, 'parents'> {
-    const base = { entity, owner: top, ticker: null, series: null };
-    if (top.kind === 'private') return { ...base, reason: 'private' };
-    if (top.kind === 'foreign') return { ...base, reason: 'foreign' };
+  /**
+   * No listing and no owner that day: private, foreign, or a registrant outside its listed years.
+   * Built whole, not spread (`{ ...base, reason }`): see dated-resolver.ts's `fromOwner`.
+   */
+  private unlisted(entity: IdentityEntity, top: IdentityEntity, date: string): OwnerAtDate {
+    return {
+      entity,
+      owner: top,
+      ticker: null,
+      series: null,
+      reason: this.unlistedReason(top, date),
+      parents: [],
+    };
+  }
+
+  private unlistedReason(top: IdentityEntity, date: string): NoTickerReason {
+    if (top.kind === 'private') return 'private';
+    if (top.kind === 'foreign') return 'foreign';
     const eras = this.listings(top.id);
-    if (eras.some((l) => l.from !== null && l.from > date)) return { ...base, reason: 'not_yet_public' };
-    if (eras.some((l) => l.to !== null && l.to <= date)) return { ...base, reason: 'delisted' };
-    return { ...base, reason: top.kind === 'registrant' ? 'private' : 'owner_unknown' };
+    if (eras.some((l) => l.from !== null && l.from > date)) return 'not_yet_public';
+    if (eras.some((l) => l.to !== null && l.to <= date)) return 'delisted';
+    return top.kind === 'registrant' ? 'private' : 'owner_unknown';
   }
 }
 

@@ -60,8 +60,9 @@ export function trailingStatsMany(
   dates: readonly string[],
 ): EngineInput['trailing'][] {
   const out: EngineInput['trailing'][] = new Array(dates.length);
-  const ranks = [...new Set(history.map((h) => h.value))].sort((x, y) => x - y);
-  const rankOf = new Map(ranks.map((v, i) => [v, i]));
+  // Each history entry's value rank, from one sort of the entries by value (a Map from value to rank
+  // cost a hash of a double per entry and per slide: a large import's scoring spent seconds there).
+  const { ranks, rankOf } = valueRanks(history);
   const tree = new FenwickCounter(ranks.length);
   const order = dates
     .map((_, i) => i)
@@ -80,18 +81,16 @@ export function trailingStatsMany(
     const date = dates[qi] ?? '';
     if (date !== lastDate) {
       lastDate = date;
-      from = addDays(date, -TRAILING_DAYS);
+      from = windowStart(date);
     }
     while (end < history.length && (history[end]?.date ?? '') < date) {
-      const value = history[end]?.value ?? 0;
-      tree.add(rankOf.get(value) ?? 0, 1);
-      total += value;
+      tree.add(rankOf[end] ?? 0, 1);
+      total += history[end]?.value ?? 0;
       end += 1;
     }
     while (start < end && (history[start]?.date ?? '') < from) {
-      const value = history[start]?.value ?? 0;
-      tree.add(rankOf.get(value) ?? 0, -1);
-      total -= value;
+      tree.add(rankOf[start] ?? 0, -1);
+      total -= history[start]?.value ?? 0;
       start += 1;
     }
     const count = end - start;
@@ -106,6 +105,42 @@ export function trailingStatsMany(
   }
   return out;
 }
+
+/** The distinct values of `history` ascending, and each entry's index among them. */
+function valueRanks(history: readonly DatedValue[]): { ranks: number[]; rankOf: Int32Array } {
+  const values = new Float64Array(history.length);
+  for (let i = 0; i < history.length; i++) values[i] = history[i]?.value ?? 0;
+  const byValue = new Int32Array(history.length);
+  for (let i = 0; i < byValue.length; i++) byValue[i] = i;
+  byValue.sort((a, b) => (values[a] ?? 0) - (values[b] ?? 0));
+  const ranks: number[] = [];
+  const rankOf = new Int32Array(history.length);
+  for (const i of byValue) {
+    const value = values[i] ?? 0;
+    if (ranks.length === 0 || ranks[ranks.length - 1] !== value) ranks.push(value);
+    rankOf[i] = ranks.length - 1;
+  }
+  return { ranks, rankOf };
+}
+
+/**
+ * `addDays(date, -TRAILING_DAYS)`, remembered: scoring asks it for every distinct (ticker, date) of a
+ * run, hundreds of thousands of times over a few thousand dates, and each `Date` parse and format
+ * costs microseconds. Bounded, as a long-running process scores ever newer dates.
+ */
+function windowStart(date: string): string {
+  let from = windowStarts.get(date);
+  if (from === undefined) {
+    if (windowStarts.size >= WINDOW_STARTS_LIMIT) windowStarts.clear();
+    from = addDays(date, -TRAILING_DAYS);
+    windowStarts.set(date, from);
+  }
+  return from;
+}
+
+const windowStarts = new Map<string, string>();
+/** About 27 years of dates. */
+const WINDOW_STARTS_LIMIT = 10_000;
 
 /** Counts per rank with prefix sums and "k-th smallest" (0-based) by binary lifting. */
 class FenwickCounter {

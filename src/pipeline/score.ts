@@ -66,7 +66,7 @@ export async function scoreContracts(
   ]);
   options.onHistoryLoaded?.();
   const regimeByDate = new Map<string, RegimeResult | null>();
-  const trailing = trailingById(contracts, history);
+  const trailing = trailingOf(contracts, history);
   let created = 0;
   const writes = new WritePipeline();
   // One contract's outputs so far: an engine built on another takes that one's output from here.
@@ -97,7 +97,7 @@ export async function scoreContracts(
           matchConfidence: contract.matchConfidence,
         },
         company: sectors.get(contract.ticker) ?? null,
-        trailing: trailing.get(contract.id) ?? NO_TRAILING,
+        trailing: trailing[start + i] ?? NO_TRAILING,
         regime,
         announcement: rules.get(contract.id)?.size,
         announcementDv: rules.get(contract.id)?.dv,
@@ -235,26 +235,30 @@ function groupTickers(perTicker: readonly { ticker: string; n: number }[]): stri
 
 const NO_TRAILING: EngineInput['trailing'] = { count: 0, totalValue: 0, medianValue: 0 };
 
-/** Every contract's trailing statistics, one sliding pass per ticker instead of a sort per contract. */
-function trailingById(
+/**
+ * Every contract's trailing statistics, in the order of `contracts`, one sliding pass per ticker
+ * instead of a sort per contract. By position, not in a map by id: a large import's scoring spent
+ * seconds hashing its hundreds of thousands of ids in and out of one.
+ */
+function trailingOf(
   contracts: readonly ScoredContract[],
   history: ReadonlyMap<string, DatedValue[]>,
-): Map<string, EngineInput['trailing']> {
-  const byKey = new Map<string, ScoredContract[]>();
-  for (const c of contracts) {
+): EngineInput['trailing'][] {
+  const byKey = new Map<string, number[]>();
+  for (const [i, c] of contracts.entries()) {
     const key = historyKey(sourceOf(c.id), c.ticker);
     const list = byKey.get(key);
-    if (list) list.push(c);
-    else byKey.set(key, [c]);
+    if (list) list.push(i);
+    else byKey.set(key, [i]);
   }
-  const out = new Map<string, EngineInput['trailing']>();
+  const out: EngineInput['trailing'][] = new Array(contracts.length);
   for (const [key, list] of byKey) {
     const stats = trailingStatsMany(
       history.get(key) ?? [],
-      list.map((c) => c.awardDate),
+      list.map((i) => (contracts[i] as ScoredContract).awardDate),
     );
-    list.forEach((c, i) => {
-      out.set(c.id, stats[i] ?? NO_TRAILING);
+    list.forEach((position, j) => {
+      out[position] = stats[j] ?? NO_TRAILING;
     });
   }
   return out;
