@@ -42,6 +42,7 @@ async function serveBare(file: string): Promise<void> {
 
 export interface BareServer {
   port: number;
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -73,6 +74,7 @@ export async function startBare(
   });
   return {
     port,
+    pid: proc.pid ?? 0,
     stop: async () => {
       removeCleanup();
       await stop();

@@ -3,7 +3,8 @@
  * `npm start` starts it (package.json's `start` script, spawned; see server-process.ts), and loaded from
  * this process. Targets:
  *   embedded  `serve` on a fresh DATA_DIR in a temp dir (seeds the demo data on first start), whatever
- *             storage it embeds (a PostgreSQL child process): nothing of it is imported here;
+ *             storage it embeds (a PostgreSQL child process): only the removal of a temporary DATA_DIR
+ *             with its cluster (removeTemporaryDir) is imported here;
  *   postgres  `serve` with DATABASE_URL (--database-url, else $DATABASE_URL, else the 1 M-contract
  *             market_intel_bench of `npm run bench:synthetic`); skipped, saying why, when it is absent.
  * Auth, rate limiting and usage recording are on: an admin key is made with the CLI, then --keys live
@@ -50,6 +51,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Pool } from 'undici';
 import { isPlan, PLAN_LIMITS, type Plan } from '../src/domain/plans.ts';
+import { removeTemporaryDir } from '../src/store/db.ts';
 import { startBare } from './bare-server.ts';
 import { cliAdminKey, provisionKeys, removeBenchUsers } from './bench-keys.ts';
 import { arg, benchDatabaseUrl, databaseExists, flag, fmtInt, numberArg } from './common.ts';
@@ -166,6 +168,9 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
   const env: Record<string, string> = { DATA_DIR: path.join(dir, 'data'), LOG_LEVEL };
   // With --keep the server records its GC pauses (gc-observer.mjs) beside the answers of the half-load run.
   const gcEnv: Record<string, string> = KEEP ? { GC_TRACE_FILE: path.join(dir, 'gc.jsonl') } : {};
+  // Run as root, the embedded cluster lives outside DATA_DIR (under the state directory): removing the
+  // scratch directory alone would leave it behind. Registered first, so it runs after the server stopped.
+  if (!KEEP) onCleanup(async () => removeTemporaryDir(env.DATA_DIR as string));
   if (REDIS) env.REDIS_URL = REDIS;
   if (target === 'postgres') {
     env.DATABASE_URL = DATABASE_URL;

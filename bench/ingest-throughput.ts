@@ -51,7 +51,7 @@ import { loadDemoCompanies } from '../src/sources/companies.ts';
 import { toCsv } from '../src/sources/csv.ts';
 import { readTextFile } from '../src/sources/files.ts';
 import { linkAnnouncements } from '../src/store/announcements.ts';
-import { type Db, type Loader, openDb } from '../src/store/db.ts';
+import { type Db, type Loader, openDb, removeTemporaryDir } from '../src/store/db.ts';
 import { migrate } from '../src/store/migrate.ts';
 import { insertAliases, upsertCandles, upsertCompanies } from '../src/store/writes.ts';
 import { arg, ensureDatabase, flag, fmtInt, numberArg, seededRandom, summary, table } from './common.ts';
@@ -405,15 +405,6 @@ const ANNOUNCEMENTS_FILE = path.join(
 );
 
 /**
- * Run as root, the embedded cluster lives outside DATA_DIR (docs/EMBEDDED-POSTGRES.md), where removing
- * the temporary directory would leave it: a few GB per run of a million awards.
- */
-async function removeCluster(dataDir: string): Promise<void> {
-  const marker = await readFile(path.join(dataDir, 'postgres.location'), 'utf8').catch(() => null);
-  if (marker && !flag('keep-file')) await rm(marker.trim(), { recursive: true, force: true });
-}
-
-/**
  * The announcement link query on its own: run again over every stored synthetic award id, in batches of
  * 5,000 (the import's write batches) in id order, one at a time; its total against the import's wall time.
  * Links made by the import are found again and left alone, so the UPDATEs write nothing.
@@ -733,7 +724,8 @@ async function main(): Promise<void> {
         if (announced.length > 0) out(await timeLinks(db, result.importMs));
       } finally {
         await db.close();
-        await removeCluster(dataDir);
+        // With its cluster, which lives outside DATA_DIR when run as root: a few GB per million awards.
+        if (!flag('keep-file')) removeTemporaryDir(dataDir);
       }
     }
   } finally {

@@ -27,6 +27,12 @@ export interface Measured {
   statuses: string;
   /** The first body of a non-2xx answer, if any. */
   sampleError?: string;
+  /**
+   * Open loop only: how late the generator sent requests after their due time, ms (its timer firing
+   * late, its own work): at p99 and at most. Lateness counts in the latency, so a generator falling
+   * behind shows here, not as the server's.
+   */
+  sendLate?: { p99: number; max: number };
 }
 
 function percentile(sorted: Float64Array, p: number): number {
@@ -171,6 +177,9 @@ export async function openLoop(
     finish = resolve;
   });
 
+  // How late each request went out after its due time (the tick that sent it ran late).
+  const lateness = new Float64Array(total);
+  let sent = 0;
   const send = (conn: Conn, i: number) => {
     conn.due = start + i * interval;
     conn.head = Buffer.alloc(0);
@@ -247,6 +256,7 @@ export async function openLoop(
   const tick = () => {
     const now = performance.now();
     for (; next < total && start + next * interval <= now; next++) {
+      if (sent < total) lateness[sent++] = now - (start + next * interval);
       const conn = free.pop();
       if (conn) send(conn, next);
       else waiting.push(next);
@@ -262,5 +272,14 @@ export async function openLoop(
   errors += total - answered;
   const elapsed = (performance.now() - start) / 1000;
   for (const conn of conns) conn.socket.destroy();
-  return measured(label, latencies, Math.max(elapsed, (end - start) / 1000), statuses, errors, sampleError);
+  const result = measured(
+    label,
+    latencies,
+    Math.max(elapsed, (end - start) / 1000),
+    statuses,
+    errors,
+    sampleError,
+  );
+  const late = lateness.subarray(0, sent).sort();
+  return { ...result, sendLate: { p99: percentile(late, 99), max: late[late.length - 1] ?? 0 } };
 }

@@ -11,10 +11,11 @@
  *
  * The .cpuprofile files stay in the printed directory (open them in Chrome's DevTools).
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Pool } from 'undici';
+import { removeTemporaryDir } from '../src/store/db.ts';
 import { startBare } from './bare-server.ts';
 import { cliAdminKey, provisionKeys } from './bench-keys.ts';
 import { arg, flag, numberArg } from './common.ts';
@@ -71,7 +72,8 @@ function summarize(profile: Profile): {
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(path.join(tmpdir(), 'mi-profile-'));
   const profiles = await mkdtemp(path.join(tmpdir(), 'mi-profiles-'));
-  onCleanup(() => rm(dataDir, { recursive: true, force: true }));
+  // With its cluster, which lives outside DATA_DIR when run as root; after the server stopped.
+  onCleanup(async () => removeTemporaryDir(dataDir));
   const env = { DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   const adminKey = await cliAdminKey(env);
   const server = await startServer({

@@ -15,6 +15,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { removeTemporaryDir } from '../src/store/db.ts';
 import { arg, numberArg, summary, table } from './common.ts';
 import { onCleanup, runCleanups, startServer, wasInterrupted } from './server-process.ts';
 
@@ -53,8 +54,12 @@ async function main(): Promise<void> {
   try {
     for (let i = 0; i < REPEAT; i++) {
       const scratch = await mkdtemp(path.join(tmpdir(), 'market-intel-startup-'));
-      onCleanup(() => rm(scratch, { recursive: true, force: true }));
       const dataDir = path.join(scratch, 'data');
+      // DATA_DIR with its cluster, which lives outside it when run as root.
+      onCleanup(async () => {
+        removeTemporaryDir(dataDir);
+        await rm(scratch, { recursive: true, force: true });
+      });
       const suffix = REPEAT > 1 ? ` #${i + 1}` : '';
       console.log(`first start on an empty DATA_DIR ${dataDir}${suffix}…`);
       results.push(await startOnce(`first start (empty DATA_DIR)${suffix}`, true, dataDir));

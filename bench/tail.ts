@@ -11,7 +11,14 @@
  *
  *   npm run bench:tail -- [--target embedded|postgres] [--duration 10] [--rate N] [--connections 50]
  *       [--path /api/v1/events?limit=50] [--keys 2000] [--node-args="--max-semi-space-size=32"]
- *       [--cpu-prof] [--slow MS] [--keep] [--alloc[=survivors]]
+ *       [--cpu-prof] [--cpu-window] [--slow MS] [--keep] [--alloc[=survivors]]
+ *
+ * Then the bare server (bench:events' baseline, the same bytes) under the same closed loop and the same
+ * open loop, and a table of what each run cost per answer: the server's CPU (its node processes, from
+ * /proc), PostgreSQL's, the generator's (this process), and how late the generator sent requests after
+ * their due time (its timer firing late counts as the server's latency). --cpu-window profiles the
+ * server's closed loop and its open loop apart (cpu-sampler.mjs) and lists the functions whose cost per
+ * answer grew most in the open loop.
  *
  * --node-args are passed to the server's node before the start script's (try V8 heap flags); --cpu-prof
  * profiles the server over the whole run and prints where its profile went; --keep keeps the scratch
@@ -26,10 +33,15 @@ import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { Pool } from 'undici';
+import { removeTemporaryDir } from '../src/store/db.ts';
+import { startBare } from './bare-server.ts';
 import { cliAdminKey, provisionKeys, removeBenchUsers } from './bench-keys.ts';
 import { arg, benchDatabaseUrl, flag, fmtInt, fmtMs, numberArg, summary, table } from './common.ts';
-import { closedLoop, openLoop } from './load.ts';
+import { closedLoop, type Measured, openLoop } from './load.ts';
+import { cpuMs, procsNamed } from './proc-mem.ts';
 import { onCleanup, runCleanups, sleep, startServer } from './server-process.ts';
+import { fetchRaw } from './url-mix.ts';
 
 const TARGET = arg('target') ?? 'embedded';
 const DURATION = numberArg('duration', 10);
@@ -42,8 +54,10 @@ const CPU_PROF = flag('cpu-prof');
 const SLOW = arg('slow');
 const KEEP = flag('keep');
 const ALLOC = arg('alloc');
+const CPU_WINDOW = flag('cpu-window');
 const OBSERVER = fileURLToPath(new URL('./gc-observer.mjs', import.meta.url));
 const SAMPLER = fileURLToPath(new URL('./alloc-sampler.mjs', import.meta.url));
+const CPU_SAMPLER = fileURLToPath(new URL('./cpu-sampler.mjs', import.meta.url));
 
 interface Gc {
   at: number;
@@ -163,12 +177,106 @@ function allocationLines(text: string, answers: number): string[] {
   ];
 }
 
+/** CPU used by the server's processes, this process (the generator) and PostgreSQL's, ms so far. */
+interface Cpu {
+  server: number;
+  postgres: number;
+  generator: number;
+}
+
+/**
+ * What one load run cost each side, per answer: the server's CPU (node), PostgreSQL's and the
+ * generator's, in µs. Closed and open loops at the same answers differ in how many requests each
+ * event-loop turn of the server carries (≈ the connections in a closed loop, ≈ 1 in an open loop at
+ * half load), so a cost paid per turn rather than per request shows as a higher figure in the open loop.
+ */
+function cpuLine(label: string, run: Measured, before: Cpu, after: Cpu): string[] {
+  const per = (ms: number) => `${((1000 * ms) / Math.max(1, run.requests)).toFixed(1)} µs`;
+  const late = run.sendLate
+    ? `; generator sent late by p99 ${fmtMs(run.sendLate.p99)}, max ${fmtMs(run.sendLate.max)}`
+    : '';
+  return [
+    label,
+    fmtInt(run.rps),
+    `${fmtMs(run.p50)} / ${fmtMs(run.p90)} / ${fmtMs(run.p99)} / ${fmtMs(run.max)}`,
+    per(after.server - before.server),
+    per(after.postgres - before.postgres),
+    per(after.generator - before.generator) + late,
+  ];
+}
+
+interface CpuNode {
+  id: number;
+  callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
+}
+
+/** Self time by function (name file:line), ms, of a V8 CPU profile. */
+function selfTimes(text: string): Map<string, number> {
+  const profile = JSON.parse(text) as { nodes: CpuNode[]; samples: number[]; timeDeltas: number[] };
+  const site = new Map<number, string>();
+  for (const node of profile.nodes) {
+    const f = node.callFrame;
+    const file = f.url.includes('node_modules/')
+      ? f.url.split('node_modules/').pop()
+      : f.url
+        ? path.basename(f.url)
+        : '';
+    site.set(node.id, `${f.functionName || '(anonymous)'}${file ? ` ${file}:${f.lineNumber + 1}` : ''}`);
+  }
+  const times = new Map<string, number>();
+  profile.samples.forEach((id, i) => {
+    const name = site.get(id) ?? '?';
+    times.set(name, (times.get(name) ?? 0) + (profile.timeDeltas[i] ?? 0) / 1000);
+  });
+  return times;
+}
+
+/**
+ * The server's CPU per answer by function, closed loop against open loop (profiles of each window
+ * alone, cpu-sampler.mjs): the functions whose cost per answer grew most in the open loop first.
+ */
+function cpuWindowLines(closed: string, open: string, closedAnswers: number, openAnswers: number): string[] {
+  if (!closed || !open) return ['', 'no CPU profile of the windows was written'];
+  const a = selfTimes(closed);
+  const b = selfTimes(open);
+  const us = (ms: number, n: number) => (1000 * ms) / Math.max(1, n);
+  const busy = (m: Map<string, number>, n: number) =>
+    us(
+      [...m].filter(([k]) => k !== '(idle)').reduce((t, [, ms]) => t + ms, 0),
+      n,
+    );
+  const rows = [...new Set([...a.keys(), ...b.keys()])]
+    .filter((k) => k !== '(idle)')
+    .map((k) => {
+      const closedUs = us(a.get(k) ?? 0, closedAnswers);
+      const openUs = us(b.get(k) ?? 0, openAnswers);
+      return { k, closedUs, openUs };
+    })
+    .sort((x, y) => y.openUs - y.closedUs - (x.openUs - x.closedUs))
+    .slice(0, 30);
+  return [
+    '',
+    `server CPU per answer in the profiles (idle left out): closed loop ${busy(a, closedAnswers).toFixed(1)} µs, ` +
+      `open loop ${busy(b, openAnswers).toFixed(1)} µs; the functions (self time) that grew most:`,
+    table(
+      ['function', 'closed µs/answer', 'open µs/answer', 'growth'],
+      rows.map((r) => [r.k, r.closedUs.toFixed(2), r.openUs.toFixed(2), (r.openUs - r.closedUs).toFixed(2)]),
+    ),
+  ];
+}
+
 async function main(): Promise<void> {
   const dir = await mkdtemp(path.join(tmpdir(), 'mi-tail-'));
-  if (!KEEP) onCleanup(() => rm(dir, { recursive: true, force: true }));
   const gcFile = path.join(dir, 'gc.jsonl');
   const allocFile = path.join(dir, 'alloc.heapprofile');
   const env: Record<string, string> = { DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'warn' };
+  // DATA_DIR with its cluster, which lives outside it when run as root; after the server stopped.
+  if (!KEEP)
+    onCleanup(async () => {
+      removeTemporaryDir(env.DATA_DIR as string);
+      await rm(dir, { recursive: true, force: true });
+    });
   if (TARGET === 'postgres') {
     env.DATABASE_URL = benchDatabaseUrl();
     env.SECRET_KEY = randomBytes(32).toString('base64url');
@@ -185,11 +293,12 @@ async function main(): Promise<void> {
       GC_TRACE_FILE: gcFile,
       ALLOC_PROFILE_FILE: allocFile,
       ALLOC_SURVIVORS: ALLOC === 'survivors' ? '1' : '0',
+      CPU_PROFILE_PREFIX: path.join(dir, 'window'),
     },
     nodeArgs: [
       '--import',
       OBSERVER,
-      ...(ALLOC ? ['--import', SAMPLER] : []),
+      ...(ALLOC ? ['--import', SAMPLER] : CPU_WINDOW ? ['--import', CPU_SAMPLER] : []),
       ...NODE_ARGS,
       ...(CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${profiles}`] : []),
     ],
@@ -199,9 +308,25 @@ async function main(): Promise<void> {
   const startLoad = loadavg()[0] ?? 0;
   const keys = await provisionKeys(server.port, adminKey, 'developer', KEYS, 'tail');
   const shots = keys.map((key) => ({ path: PATH, key }));
+  const pool = new Pool(`http://127.0.0.1:${server.port}`, { connections: 1 });
+  const captured = await fetchRaw(pool, PATH, keys[0]).finally(() => pool.close());
+  const postgresPids = () => (TARGET === 'postgres' ? procsNamed('postgres') : server.embeddedPostgresPids());
+  const cpu = (serverPids: number[]): Cpu => {
+    const own = process.cpuUsage();
+    return {
+      server: cpuMs(serverPids),
+      postgres: cpuMs(postgresPids()),
+      generator: (own.user + own.system) / 1000,
+    };
+  };
   const options = { connections: CONNECTIONS, duration: DURATION };
+  const cpuRows: string[][] = [];
   await closedLoop('warm-up', server.port, shots, { ...options, duration: 3 });
+  let before = cpu(server.nodePids());
+  if (CPU_WINDOW) process.kill(server.pid, 'SIGUSR2');
   const full = await closedLoop('closed', server.port, shots, options);
+  if (CPU_WINDOW) process.kill(server.pid, 'SIGUSR2');
+  cpuRows.push(cpuLine('app, closed loop', full, before, cpu(server.nodePids())));
   const rate = RATE ? Number(RATE) : Math.max(1, Math.round(full.rps / 2));
   // Preallocated: objects per answer would add this process's own GC to what is measured.
   const capacity = Math.ceil(rate * DURATION) + 1;
@@ -229,7 +354,8 @@ async function main(): Promise<void> {
       late.push({ at: origin + expected, ms: now - expected, kind: 'bench timer late' });
     expected = now + 5;
   }, 5);
-  if (ALLOC) process.kill(server.pid, 'SIGUSR2');
+  if (ALLOC || CPU_WINDOW) process.kill(server.pid, 'SIGUSR2');
+  before = cpu(server.nodePids());
   const half = await openLoop(`open @ ${rate}`, server.port, shots, {
     ...options,
     rate,
@@ -239,13 +365,29 @@ async function main(): Promise<void> {
       latencies[answered++] = ms;
     },
   });
+  cpuRows.push(cpuLine(`app, open loop @ ${fmtInt(rate)}`, half, before, cpu(server.nodePids())));
   clearInterval(lateness);
   observer.disconnect();
-  if (ALLOC) {
+  if (ALLOC || CPU_WINDOW) {
     process.kill(server.pid, 'SIGUSR2');
     await sleep(2000);
   }
   await server.stop();
+  // The bare server (bench:events' baseline) under the same two loops: what the machine, the kernel's
+  // sockets and the generator cost on their own, per answer.
+  const bare = await startBare(new Map([[PATH, captured]]), path.join(dir, 'bare.json'));
+  try {
+    const keyless = shots.map((s) => ({ path: s.path }));
+    await closedLoop('warm-up', bare.port, keyless, { ...options, duration: 3 });
+    before = cpu([bare.pid]);
+    const bareFull = await closedLoop('bare closed', bare.port, keyless, options);
+    cpuRows.push(cpuLine('bare, closed loop', bareFull, before, cpu([bare.pid])));
+    before = cpu([bare.pid]);
+    const bareHalf = await openLoop('bare open', bare.port, keyless, { ...options, rate });
+    cpuRows.push(cpuLine(`bare, open loop @ ${fmtInt(rate)}`, bareHalf, before, cpu([bare.pid])));
+  } finally {
+    await bare.stop();
+  }
   const serverGcs = (await readFile(gcFile, 'utf8').catch(() => ''))
     .split('\n')
     .filter(Boolean)
@@ -272,6 +414,9 @@ async function main(): Promise<void> {
     `closed loop, ${CONNECTIONS} connections: ${fmtInt(full.rps)} req/s, p99 ${fmtMs(full.p99)}, max ${fmtMs(full.max)}`,
     `open loop @ ${fmtInt(rate)} req/s: p50 ${fmtMs(half.p50)}, p90 ${fmtMs(half.p90)}, p99 ${fmtMs(half.p99)}, max ${fmtMs(half.max)}`,
     '',
+    'CPU per answer (server: its node processes; PostgreSQL: the embedded one, or every postgres process of the machine):',
+    table(['run', 'req/s', 'p50 / p90 / p99 / max', 'server', 'PostgreSQL', 'generator'], cpuRows),
+    '',
     `GC pauses of the server and of this process (the load generator), and its 5 ms timer firing > 2 ms late, during the open loop (${DURATION} s):`,
     table(['kind', 'count', 'rate', 'p50', 'p99', 'max', 'total', 'of window'], gcTable(inWindow, windowMs)),
     '',
@@ -283,6 +428,14 @@ async function main(): Promise<void> {
     ...(CPU_PROF ? [`server CPU profile: ${profiles}`] : []),
     ...(KEEP ? [`server log (and GC trace): ${dir}`] : []),
     ...(ALLOC ? allocationLines(await readFile(allocFile, 'utf8').catch(() => ''), half.requests) : []),
+    ...(CPU_WINDOW
+      ? cpuWindowLines(
+          await readFile(path.join(dir, 'window-1.cpuprofile'), 'utf8').catch(() => ''),
+          await readFile(path.join(dir, 'window-2.cpuprofile'), 'utf8').catch(() => ''),
+          full.requests,
+          half.requests,
+        )
+      : []),
   ];
   console.log(summary('bench:tail', lines));
 }

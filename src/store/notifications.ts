@@ -53,6 +53,9 @@ export class NotificationBus {
   private readonly watchers = new Set<(healthy: boolean) => void>();
   /** Round trips in flight: token → settle. */
   private readonly pending = new Map<string, (arrived: boolean) => void>();
+  /** The round trip in flight (sync), and the one callers arriving meanwhile share. */
+  private inFlight: Promise<boolean> | null = null;
+  private next: Promise<boolean> | null = null;
   private readonly log: BusLog;
   /** The listening session's server process id, while connected (tests terminate it). */
   pid: number | null = null;
@@ -113,8 +116,32 @@ export class NotificationBus {
    * Resolves true once every notification committed before the call has been handed to subscribers:
    * a token sent through the server comes back after them (the queue is in commit order). false when
    * unhealthy or too slow, and a slow round trip drops the connection.
+   *
+   * One round trip at a time: callers arriving while one is in flight share the next one, sent when it
+   * settles (the one in flight may have passed the server before their commits). Every successful
+   * write request calls this (caching.ts), and one query per caller on the single listening connection
+   * queued behind each other there (pg warns of concurrent queries on one client) and each cost a
+   * round trip.
    */
-  async sync(): Promise<boolean> {
+  sync(): Promise<boolean> {
+    if (!this.inFlight) {
+      const trip = this.roundTrip();
+      this.inFlight = trip;
+      void trip.finally(() => {
+        if (this.inFlight === trip) this.inFlight = null;
+      });
+      return trip;
+    }
+    this.next ??= this.inFlight.then(() => {
+      this.next = null;
+      // A round trip another caller started after the one awaited here is as good as a new one.
+      return this.inFlight ?? this.sync();
+    });
+    return this.next;
+  }
+
+  /** One token through the server and back. */
+  private async roundTrip(): Promise<boolean> {
     const client = this.client;
     if (!client || !this.up) return false;
     const token = randomUUID();

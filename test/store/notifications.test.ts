@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { Db } from '../../src/store/db.ts';
-import { acquireBus, NotificationBus } from '../../src/store/notifications.ts';
+import { acquireBus, CHANNELS, NotificationBus } from '../../src/store/notifications.ts';
 import { freshDb } from '../support/db.ts';
 
 let db: Db;
@@ -68,6 +68,42 @@ test('delivers committed notifications, reconnects after its session is terminat
   for (let i = 0; i < 100 && (await sessions()).length > 0; i++) await new Promise((r) => setTimeout(r, 20));
   await new Promise((resolve) => setTimeout(resolve, 200));
   assert.equal((await sessions()).length, 0, 'closed, not reconnecting');
+});
+
+test('concurrent round trips: one in flight, later callers share the next, each after its commits', async () => {
+  const bus = new NotificationBus({ url: db.url });
+  // Every token the bus sends itself comes back on its sync channel: one per round trip.
+  let tokens = 0;
+  bus.subscribe(CHANNELS.sync, () => {
+    tokens += 1;
+  });
+  const seen: string[] = [];
+  bus.subscribe('mi_test_shared', (payload) => seen.push(payload));
+  await bus.start();
+  const warnings: Error[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning);
+  process.on('warning', onWarning);
+  try {
+    const first = bus.sync();
+    // Committed while the first round trip is in flight: a caller after it must not be answered by it.
+    await db.query("SELECT pg_notify('mi_test_shared', 'during')");
+    const later = Array.from({ length: 20 }, () => bus.sync());
+    assert.equal(new Set(later).size, 1, 'callers arriving together share one round trip');
+    assert.notEqual(later[0], first);
+    assert.deepEqual(await Promise.all([first, ...later]), Array(21).fill(true));
+    assert.deepEqual(seen, ['during'], 'the shared round trip came back after the commit before it');
+    assert.equal(tokens, 2, 'two round trips for 21 callers');
+    assert.ok(await bus.sync(), 'a caller after they settled gets a round trip of its own');
+    assert.equal(tokens, 3);
+    assert.deepEqual(
+      warnings.map((w) => w.message).filter((m) => /already executing a query/.test(m)),
+      [],
+      'no query is sent while another is in flight on the listening connection',
+    );
+  } finally {
+    process.off('warning', onWarning);
+    await bus.close();
+  }
 });
 
 test('one bus per process and database, closed after its last user', async () => {
