@@ -86,16 +86,10 @@ export function signalPage(
     .add((p) => `s.signal_score >= ${p}`, filter.minScore)
     .add((p) => `s.ticker = ${p}`, filter.ticker)
     .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since)
-    .add(
-      (p) =>
-        `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.available_at >= ${p}::timestamptz)`,
-      filter.availableFrom,
-    )
-    .add(
-      (p) =>
-        `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.available_at <= ${p}::timestamptz)`,
-      filter.availableTo,
-    )
+    // The contract's availability, as copied onto the signal (migration 028): tested on the list index's
+    // entry, not by looking the contract up for every signal walked.
+    .add((p) => `s.available_at >= ${p}::timestamptz`, filter.availableFrom)
+    .add((p) => `s.available_at <= ${p}::timestamptz`, filter.availableTo)
     .add(
       (p) => `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.nlp_classification = ${p})`,
       filter.classification,
