@@ -982,7 +982,15 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementTe
           if (!output) continue;
           const ms = computedMs + k2;
           out.signals.line(
-            signalLine(seededUuid7(ms, d.rand), eventId, company.ticker, engine, output, isoTime(ms), announcedAt),
+            signalLine(
+              seededUuid7(ms, d.rand),
+              eventId,
+              company.ticker,
+              engine,
+              output,
+              isoTime(ms),
+              announcedAt,
+            ),
           );
         }
         const vol = 0.01 + d.rand() * 0.03;
@@ -1040,7 +1048,15 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementTe
         ).entries()) {
           const ms = computedMs + 4 + k2;
           out.signals.line(
-            signalLine(seededUuid7(ms, d.rand), awardId, company.ticker, engine, output, isoTime(ms), announcedAt),
+            signalLine(
+              seededUuid7(ms, d.rand),
+              awardId,
+              company.ticker,
+              engine,
+              output,
+              isoTime(ms),
+              announcedAt,
+            ),
           );
         }
       }

@@ -21,7 +21,11 @@ async function drifted(db: Db): Promise<string[]> {
 }
 
 const engine = ENGINES[0];
-const ENGINE = { name: engine?.name ?? '', version: engine?.version ?? '', tier: engine?.tier ?? 'developer' };
+const ENGINE = {
+  name: engine?.name ?? '',
+  version: engine?.version ?? '',
+  tier: engine?.tier ?? 'developer',
+};
 const OUTPUT = { scores: { signal: 50, importance: 50, confidence: 50, risk: 50 }, rationale: [] };
 
 describe("a signal carries its contract's available_at", () => {
