@@ -4,7 +4,7 @@ import { ENGINES } from '../../src/domain/engines/index.ts';
 import { CURSOR_TUPLE_FRACTION, type Db, type Queryable } from '../../src/store/db.ts';
 import { eventsJson } from '../../src/store/events.ts';
 import { eventExport } from '../../src/store/export.ts';
-import { companyTotals, getCompany } from '../../src/store/market.ts';
+import { companyTotals, countsOfTotals, getCompany } from '../../src/store/market.ts';
 import { type SignalFilter, signalsJson } from '../../src/store/signals.ts';
 import { joinIds, storedContractsAmong } from '../../src/store/writes.ts';
 import { seededDb } from '../support/db.ts';
@@ -166,6 +166,23 @@ describe("a company's totals", () => {
       assert.equal(tickerScans(company), 1, company);
       assert.equal(tickerScans(totals), 1, totals);
       assert.doesNotMatch(totals, /Values Scan/);
+    } finally {
+      await db.close();
+    }
+  });
+
+  // The dashboard's company page sums them by agency and classification anyway.
+  test('given the counts, the company record reads no contract', async () => {
+    const db = await seededDb();
+    try {
+      const totals = await companyTotals(db, 'LMT');
+      const [plan] = await plansOf(db, (q) =>
+        getCompany(q, 'LMT', 20, Promise.resolve(countsOfTotals(totals))),
+      );
+      assert.doesNotMatch(plan ?? '', /on contracts/);
+      const given = await getCompany(db, 'LMT', 20, Promise.resolve(countsOfTotals(totals)));
+      const summed = await getCompany(db, 'LMT', 20);
+      assert.deepEqual(given?.company, summed?.company);
     } finally {
       await db.close();
     }
