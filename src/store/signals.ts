@@ -103,6 +103,15 @@ export function signalPage(
       filter.awardTo,
     );
   addAfter(where, KEYSETS.signals, filter.after);
+  if (filter.limit === null) {
+    // The export's every row: flattened into the statement, not a subquery planned apart for all its
+    // rows (see eventPage).
+    return {
+      from: `FROM (SELECT s.* FROM signals s ${where.sql()}) s
+     JOIN contracts c ON c.id = s.contract_id`,
+      params: where.params,
+    };
+  }
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
   return {
