@@ -45,9 +45,9 @@ async function fill(db: Db): Promise<void> {
   );
   await db.query(
     `INSERT INTO signals (id, contract_id, ticker, engine_name, engine_version, engine_tier, signal_score,
-       importance_score, confidence_score, risk_score, rationale, computed_at)
+       importance_score, confidence_score, risk_score, rationale, computed_at, available_at)
      SELECT gen_random_uuid(), c.id, c.ticker, $1, $2, 'developer', (hashtext(c.id) & 1023) % 101, 50, 50, 50,
-       '[]', timestamptz '2025-01-01' + (hashtext(c.id || 'x') & 65535) * interval '1 second'
+       '[]', timestamptz '2025-01-01' + (hashtext(c.id || 'x') & 65535) * interval '1 second', c.available_at
      FROM contracts c`,
     [engine.name, engine.version],
   );

@@ -21,7 +21,7 @@ import { REGIME_NAMES } from '../src/domain/types.ts';
 import type { Db, Queryable } from '../src/store/db.ts';
 import { eventsJson, getEvent } from '../src/store/events.ts';
 import { eventExport, signalExport } from '../src/store/export.ts';
-import { candlesJson, getCompany, getRegime, regimesJson } from '../src/store/market.ts';
+import { candlesJson, companyTotals, getCompany, getRegime, regimesJson } from '../src/store/market.ts';
 import { latestSignal, signalsJson } from '../src/store/signals.ts';
 import { arg, benchDatabaseUrl, flag, numberArg, openSyntheticDb, summary, table } from './common.ts';
 
@@ -264,6 +264,12 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
       run: (q) => latestSignal(q, v.contractId, materiality.name),
     },
     { endpoint: `company ${label}`, filters: 'ticker', offset: '', run: (q) => getCompany(q, v.ticker, 20) },
+    {
+      endpoint: `company totals ${label}`,
+      filters: 'ticker',
+      offset: '',
+      run: (q) => companyTotals(q, v.ticker),
+    },
   );
   return out;
 }

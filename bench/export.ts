@@ -143,9 +143,9 @@ async function fill(rows: number): Promise<{ url: string; close: () => Promise<v
   );
   await db.query(
     `INSERT INTO signals (id, contract_id, ticker, engine_name, engine_version, engine_tier, signal_score,
-       importance_score, confidence_score, risk_score, rationale, computed_at)
+       importance_score, confidence_score, risk_score, rationale, computed_at, available_at)
      SELECT gen_random_uuid(), c.id, c.ticker, $1, $2, 'developer', n % 101, n % 97, n % 89, n % 83,
-       '[["agency",10,1,10,"Department of Defense"]]', now() - (n % 1000) * interval '1 minute'
+       '[["agency",10,1,10,"Department of Defense"]]', now() - (n % 1000) * interval '1 minute', c.available_at
      FROM contracts c, LATERAL (SELECT substr(c.id, 10)::int AS n) x`,
     [engine.name, engine.version],
   );

@@ -259,6 +259,7 @@ function sqlStage(text: string): string {
   if (t.startsWith('WITH pairs AS')) return 'db: link announcements';
   if (t.startsWith('CREATE INDEX')) return 'db: build deferred indexes';
   if (t.startsWith('SELECT c.id, c.unscored FROM')) return 'db: probe stored contracts';
+  if (t.startsWith('SELECT c.id, c.available_at FROM')) return "db: new signals' availability";
   if (t.startsWith('SELECT c.ticker, count(*)')) return 'db: count contracts to score';
   if (t.startsWith('SELECT c.id, c.ticker, c.contract_value')) return 'db: load contracts to score';
   if (t.startsWith('INSERT INTO webhook_outbox') || t.includes('webhook_outbox'))

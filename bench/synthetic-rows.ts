@@ -373,6 +373,7 @@ export const SIGNAL_COLUMNS = [
   'risk_score',
   'rationale',
   'computed_at',
+  'available_at',
 ] as const;
 
 export interface ContractRowValues {
@@ -432,12 +433,14 @@ export function signalLine(
   engine: { name: string; version: string; tier: string },
   output: EngineOutput,
   computedAt: string,
+  /** The contract's (migration 028). */
+  availableAt: string,
 ): string {
   const s = output.scores;
   return (
     `${id}\t${contractId}\t${copyText(ticker)}\t${engine.name}\t${engine.version}\t${engine.tier}\t` +
     `${s.signal}\t${s.importance}\t${s.confidence}\t${s.risk}\t${copyText(encodeRationale(output.rationale))}\t` +
-    `${computedAt}\n`
+    `${computedAt}\t${availableAt}\n`
   );
 }
 
@@ -645,7 +648,7 @@ export function bulkChunk(spec: GenSpec, index: number, start: number, size: num
     const computedMs = Math.floor(NOW_MS - SIGNAL_SPAN_MS * (1 - i / spec.bulk) - d.rand() * 300_000);
     const computedAt = isoTime(computedMs);
     signals.line(
-      signalLine(seededUuid7(computedMs, d.rand), id, company.ticker, materiality, base, computedAt),
+      signalLine(seededUuid7(computedMs, d.rand), id, company.ticker, materiality, base, computedAt, seen),
     );
     signals.line(
       signalLine(
@@ -655,6 +658,7 @@ export function bulkChunk(spec: GenSpec, index: number, start: number, size: num
         regimeAware,
         aware,
         isoTime(computedMs + 1),
+        seen,
       ),
     );
   }
@@ -978,7 +982,15 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementTe
           if (!output) continue;
           const ms = computedMs + k2;
           out.signals.line(
-            signalLine(seededUuid7(ms, d.rand), eventId, company.ticker, engine, output, isoTime(ms)),
+            signalLine(
+              seededUuid7(ms, d.rand),
+              eventId,
+              company.ticker,
+              engine,
+              output,
+              isoTime(ms),
+              announcedAt,
+            ),
           );
         }
         const vol = 0.01 + d.rand() * 0.03;
@@ -1036,7 +1048,15 @@ export function announcementPhase(spec: GenSpec, events: number): AnnouncementTe
         ).entries()) {
           const ms = computedMs + 4 + k2;
           out.signals.line(
-            signalLine(seededUuid7(ms, d.rand), awardId, company.ticker, engine, output, isoTime(ms)),
+            signalLine(
+              seededUuid7(ms, d.rand),
+              awardId,
+              company.ticker,
+              engine,
+              output,
+              isoTime(ms),
+              announcedAt,
+            ),
           );
         }
       }

@@ -2,15 +2,20 @@ import { companyHistory } from '../domain/company-history.ts';
 import { IdentityModel } from '../domain/identity.ts';
 import type { Queryable } from '../store/db.ts';
 import { loadIdentity } from '../store/identity.ts';
-import { type CompanyRecord, getCompany, getTickerContracts } from '../store/market.ts';
+import { type CompanyCounts, type CompanyRecord, getCompany, getTickerContracts } from '../store/market.ts';
 
 /**
  * A company with its recent contracts and its history. A delisted ticker that only the identity data
  * knows (RTN, LLL, COL…) gets its record from that data: name and CIK of the registrant, the exchange
- * of its last listing, no sector.
+ * of its last listing, no sector. `counts`: see getCompany.
  */
-export async function companyWithHistory(db: Queryable, ticker: string, recent: number) {
-  const [stored, identity] = await Promise.all([getCompany(db, ticker, recent), loadIdentity(db)]);
+export async function companyWithHistory(
+  db: Queryable,
+  ticker: string,
+  recent: number,
+  counts?: Promise<CompanyCounts>,
+) {
+  const [stored, identity] = await Promise.all([getCompany(db, ticker, recent, counts), loadIdentity(db)]);
   const model = new IdentityModel(identity);
   if (stored) return { ...stored, history: companyHistory(model, ticker) };
   const history = companyHistory(model, ticker, true);

@@ -108,12 +108,15 @@ export async function markAnnounced(
 ): Promise<void> {
   if (events.length === 0) return;
   await tx.query(
-    `UPDATE contracts c
-     SET announced_at = a.announced_at, available_at = a.available_at, source_url = a.source_url
-     FROM jsonb_to_recordset($1::jsonb) AS e(id text, announcement_id text)
-       JOIN announcements a ON a.id = e.announcement_id
-     WHERE c.id = e.id AND (c.announced_at, c.available_at, c.source_url)
-       IS DISTINCT FROM (a.announced_at, a.available_at, a.source_url)`,
+    `WITH moved AS (
+       UPDATE contracts c
+       SET announced_at = a.announced_at, available_at = a.available_at, source_url = a.source_url
+       FROM jsonb_to_recordset($1::jsonb) AS e(id text, announcement_id text)
+         JOIN announcements a ON a.id = e.announcement_id
+       WHERE c.id = e.id AND (c.announced_at, c.available_at, c.source_url)
+         IS DISTINCT FROM (a.announced_at, a.available_at, a.source_url)
+       RETURNING c.id, c.available_at)
+     ${SIGNALS_FOLLOW}`,
     [JSON.stringify(events.map((e) => ({ id: e.id, announcement_id: e.announcementId })))],
   );
   await tx.query(
@@ -124,6 +127,13 @@ export async function markAnnounced(
     [JSON.stringify(events.map((e) => ({ id: e.id, piids: e.piids })))],
   );
 }
+
+/**
+ * The tail of a statement whose CTE `moved` (id, available_at) changed contracts' `available_at`: their
+ * signals carry it too (migration 028), for the signals list's availability filters.
+ */
+const SIGNALS_FOLLOW = `UPDATE signals s SET available_at = moved.available_at FROM moved
+  WHERE s.contract_id = moved.id AND s.available_at IS DISTINCT FROM moved.available_at`;
 
 /** Kinds whose announcement is the award itself being made public (a modification is news about it). */
 const ANNOUNCING_KINDS: readonly AnnouncementKind[] = ['award', 'order'];
@@ -178,10 +188,13 @@ export async function linkAnnouncements(tx: Queryable, ids: readonly string[]): 
     `WITH pairs AS (${pairs}),
      chosen AS (
        SELECT DISTINCT ON (award_id) award_id, event_id, method, announced_at FROM pairs
-       WHERE kind = ANY($3::text[]) ORDER BY award_id, announced_at, event_id)
-     UPDATE contracts c SET linked_id = chosen.event_id, link_method = chosen.method,
-       announced_at = chosen.announced_at, available_at = least(c.first_seen_at, chosen.announced_at)
-     FROM chosen WHERE c.id = chosen.award_id AND c.linked_id IS DISTINCT FROM chosen.event_id`,
+       WHERE kind = ANY($3::text[]) ORDER BY award_id, announced_at, event_id),
+     moved AS (
+       UPDATE contracts c SET linked_id = chosen.event_id, link_method = chosen.method,
+         announced_at = chosen.announced_at, available_at = least(c.first_seen_at, chosen.announced_at)
+       FROM chosen WHERE c.id = chosen.award_id AND c.linked_id IS DISTINCT FROM chosen.event_id
+       RETURNING c.id, c.available_at)
+     ${SIGNALS_FOLLOW}`,
     [awards, events, ANNOUNCING_KINDS],
   );
   return linked.length;

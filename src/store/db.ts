@@ -74,6 +74,16 @@ export interface PoolStats {
   max: number;
 }
 
+/**
+ * The share of a cursor's rows its plan is chosen for (`cursor_tuple_fraction`, set in the cursor's
+ * transaction). PostgreSQL's default, 0.1, plans a broad export for its first tenth — 900,000 of 9 M
+ * events — and for that many a sequential scan and a sort of the whole table are cheaper than the
+ * list's index: the first batch then waits for the sort (up to 3 s at 10 M contracts,
+ * docs/EVALUATION.md). A cursor is read a batch at a time by a client waiting for the first, so it is
+ * planned, like a list page, for its first rows: the list's index in its order, streaming at once.
+ */
+export const CURSOR_TUPLE_FRACTION = 0.001;
+
 /** The message of a statement past its deadline (pg's own, for the client-side query timeout). */
 const DEADLINE_MESSAGE = 'Query read timeout';
 
@@ -319,7 +329,8 @@ async function openPostgres(url: string): Promise<Db> {
     try {
       await query('BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ');
       await query(
-        `SET LOCAL idle_in_transaction_session_timeout = ${Math.max(1, Math.ceil(options.idleMs))}`,
+        `SELECT set_config('idle_in_transaction_session_timeout', '${Math.max(1, Math.ceil(options.idleMs))}', true),
+           set_config('cursor_tuple_fraction', '${CURSOR_TUPLE_FRACTION}', true)`,
       );
       await query(`DECLARE rows_out NO SCROLL CURSOR FOR ${text}`, params);
     } catch (error) {

@@ -86,16 +86,10 @@ export function signalPage(
     .add((p) => `s.signal_score >= ${p}`, filter.minScore)
     .add((p) => `s.ticker = ${p}`, filter.ticker)
     .add((p) => `s.computed_at >= ${p}::timestamptz`, filter.since)
-    .add(
-      (p) =>
-        `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.available_at >= ${p}::timestamptz)`,
-      filter.availableFrom,
-    )
-    .add(
-      (p) =>
-        `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.available_at <= ${p}::timestamptz)`,
-      filter.availableTo,
-    )
+    // The contract's availability, as copied onto the signal (migration 028): tested on the list index's
+    // entry, not by looking the contract up for every signal walked.
+    .add((p) => `s.available_at >= ${p}::timestamptz`, filter.availableFrom)
+    .add((p) => `s.available_at <= ${p}::timestamptz`, filter.availableTo)
     .add(
       (p) => `EXISTS (SELECT 1 FROM contracts a WHERE a.id = s.contract_id AND a.nlp_classification = ${p})`,
       filter.classification,
@@ -109,6 +103,15 @@ export function signalPage(
       filter.awardTo,
     );
   addAfter(where, KEYSETS.signals, filter.after);
+  if (filter.limit === null) {
+    // The export's every row: flattened into the statement, not a subquery planned apart for all its
+    // rows (see eventPage).
+    return {
+      from: `FROM (SELECT s.* FROM signals s ${where.sql()}) s
+     JOIN contracts c ON c.id = s.contract_id`,
+      params: where.params,
+    };
+  }
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
   return {

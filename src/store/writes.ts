@@ -423,11 +423,13 @@ export async function upsertSignals(
   now: Date,
 ): Promise<SignalWritten[]> {
   const stamp = now.toISOString();
+  const fresh = rows.length <= SMALL_BATCH ? [] : rows.filter((r) => r.unscored);
+  const availableAt = await contractsAvailableAt(tx, fresh);
   return copyFreshOrUpsert(tx, rows, {
-    fresh: rows.length <= SMALL_BATCH ? [] : rows.filter((r) => r.unscored),
+    fresh,
     table: 'signals',
-    columns: [...SIGNAL_STAGE.map(([name]) => name), 'computed_at'],
-    record: (r) => [...signalRecord(r), stamp],
+    columns: [...SIGNAL_STAGE.map(([name]) => name), 'computed_at', 'available_at'],
+    record: (r) => [...signalRecord(r), stamp, availableAt.get(r.contractId) ?? null],
     written: ({ id, contractId, engine, scores }) => ({
       id,
       contract_id: contractId,
@@ -439,6 +441,19 @@ export async function upsertSignals(
   });
 }
 
+/**
+ * The `available_at` of the contracts of `rows`, which their signals carry (migration 028): a signal
+ * copied straight in is given its contract's value here, one primary-key lookup per contract.
+ */
+async function contractsAvailableAt(tx: Loader, rows: readonly SignalWrite[]): Promise<Map<string, string>> {
+  if (rows.length === 0) return new Map();
+  const found = await tx.query<{ id: string; available_at: string }>(
+    `SELECT c.id, c.available_at FROM ${storedContractsAmong('$1', 'c.id, c.available_at')}`,
+    [joinIds(rows.map((r) => r.contractId))],
+  );
+  return new Map(found.map((r) => [r.id, r.available_at]));
+}
+
 function upsertSignalRows(tx: Loader, rows: readonly SignalWrite[], stamp: string): Promise<SignalWritten[]> {
   if (rows.length === 0) return Promise.resolve([]);
   const columns = SIGNAL_STAGE.map(([name]) => name).join(', ');
@@ -448,16 +463,19 @@ function upsertSignalRows(tx: Loader, rows: readonly SignalWrite[], stamp: strin
     SIGNAL_STAGE,
     rows,
     signalRecord,
-    (source) => `INSERT INTO signals (${columns}, computed_at)
-     SELECT ${columns}, $1::timestamptz FROM ${source}
+    // The contract's available_at as the statement finds it (migration 028).
+    (source) => `INSERT INTO signals (${columns}, computed_at, available_at)
+     SELECT ${columns}, $1::timestamptz,
+       (SELECT c.available_at FROM contracts c WHERE c.id = signals_in.contract_id) FROM ${source}
      ON CONFLICT (contract_id, engine_name, engine_version) DO UPDATE SET ticker = EXCLUDED.ticker,
        engine_tier = EXCLUDED.engine_tier, signal_score = EXCLUDED.signal_score,
        importance_score = EXCLUDED.importance_score, confidence_score = EXCLUDED.confidence_score,
-       risk_score = EXCLUDED.risk_score, rationale = EXCLUDED.rationale, computed_at = EXCLUDED.computed_at
+       risk_score = EXCLUDED.risk_score, rationale = EXCLUDED.rationale, computed_at = EXCLUDED.computed_at,
+       available_at = EXCLUDED.available_at
      WHERE (signals.ticker, signals.engine_tier, signals.signal_score, signals.importance_score,
-            signals.confidence_score, signals.risk_score, signals.rationale)
+            signals.confidence_score, signals.risk_score, signals.rationale, signals.available_at)
        IS DISTINCT FROM (EXCLUDED.ticker, EXCLUDED.engine_tier, EXCLUDED.signal_score, EXCLUDED.importance_score,
-            EXCLUDED.confidence_score, EXCLUDED.risk_score, EXCLUDED.rationale)
+            EXCLUDED.confidence_score, EXCLUDED.risk_score, EXCLUDED.rationale, EXCLUDED.available_at)
      RETURNING id, contract_id, engine_name, signal_score, (xmax = 0) AS inserted`,
     [stamp],
   );

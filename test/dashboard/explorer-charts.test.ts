@@ -71,6 +71,8 @@ describe('explorer API', () => {
          AND s.engine_name = 'materiality'))::int AS scored FROM contracts c WHERE ticker = 'LMT'`,
     );
     assert.equal(page.awards.length, stored?.n);
+    // Counted from the totals (the page reads the contracts once): the same as counting them.
+    assert.equal(page.company.contract_count, stored?.n);
     assert.equal(page.awards.filter((a) => a.signal_score !== null).length, stored?.scored);
     assert.deepEqual(
       page.awards.map((a) => a.award_date),

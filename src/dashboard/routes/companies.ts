@@ -13,7 +13,7 @@ import { companyWithHistory } from '../../services/company.ts';
 import { regimeBand } from '../../services/regime-band.ts';
 import type { Queryable } from '../../store/db.ts';
 import { awardMarkersJson } from '../../store/events.ts';
-import { candleRange, companyTotals } from '../../store/market.ts';
+import { candleRange, companyTotals, countsOfTotals } from '../../store/market.ts';
 import { requireSessionTier } from '../plan-tier.ts';
 
 /** As many as /api/v1/companies/{ticker} lists. */
@@ -46,9 +46,11 @@ function showCompany({ db }: Services, cache: ResponseCache | null): Handler<typ
     const engine = defaultEngine();
     requireSessionTier(request, engine.tier, `engine ${engine.name}`);
     const ticker = request.params.ticker.toUpperCase();
+    // The company's count and total value are the sums of its totals: its contracts are read once.
+    const totaled = companyTotals(db, ticker);
     const [found, totals, markers, candles] = await Promise.all([
-      companyWithHistory(db, ticker, RECENT_CONTRACTS),
-      companyTotals(db, ticker),
+      companyWithHistory(db, ticker, RECENT_CONTRACTS, totaled.then(countsOfTotals)),
+      totaled,
       awardMarkersJson(db, ticker, engine.name, MAX_MARKERS),
       candleRange(db, ticker),
     ]);
