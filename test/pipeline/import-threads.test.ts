@@ -26,19 +26,28 @@ const ONE_THREAD = { threads: 1, chunkSize: 7 } as const;
 
 /**
  * What an import leaves behind, without what differs from run to run (timestamps, signal ids): every
- * column of the file's contracts, their signals, the regimes of their dates and the unmatched tally.
+ * column of the file's contracts, their signals (each carrying its contract's availability), the regimes of their dates and the unmatched tally.
  */
 async function state(): Promise<Record<string, string[]>> {
   const rows = async (sql: string) => (await db.query<{ k: string }>(sql, [ids])).map((r) => r.k);
+  const signals = await rows(
+    // A signal's available_at is its contract's (an import-time stamp): compared as that, not as a time.
+    `SELECT (to_jsonb(s) - 'id' - 'computed_at' - 'available_at')
+       || jsonb_build_object('available_as_contract', s.available_at IS NOT DISTINCT FROM c.available_at) AS k
+     FROM signals s JOIN contracts c ON c.id = s.contract_id WHERE s.contract_id = ANY($1::text[])
+     ORDER BY s.contract_id, s.engine_name`,
+  );
+  assert.ok(
+    // The driver hands jsonb over parsed, whatever the row type says.
+    signals.every((k) => (k as unknown as { available_as_contract: boolean }).available_as_contract === true),
+    "every signal carries its contract's available_at",
+  );
   return {
     contracts: await rows(
       `SELECT to_jsonb(c) - 'first_seen_at' - 'updated_at' - 'available_at' AS k FROM contracts c
        WHERE id = ANY($1::text[]) ORDER BY id`,
     ),
-    signals: await rows(
-      `SELECT to_jsonb(s) - 'id' - 'computed_at' AS k FROM signals s WHERE contract_id = ANY($1::text[])
-       ORDER BY contract_id, engine_name`,
-    ),
+    signals,
     regimes: await rows(
       `SELECT to_jsonb(r) - 'computed_at' AS k FROM market_regimes r WHERE award_date IN (
          SELECT award_date FROM contracts WHERE id = ANY($1::text[])) ORDER BY award_date`,

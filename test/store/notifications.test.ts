@@ -1,5 +1,6 @@
 /** The notification bus on PostgreSQL: delivery, round trips, a terminated session, the shared bus. */
 import assert from 'node:assert/strict';
+import type { Socket } from 'node:net';
 import { after, before, test } from 'node:test';
 import type { Db } from '../../src/store/db.ts';
 import { acquireBus, CHANNELS, NotificationBus } from '../../src/store/notifications.ts';
@@ -85,9 +86,15 @@ test('concurrent round trips: one in flight, later callers share the next, each 
   process.on('warning', onWarning);
   try {
     const first = bus.sync();
+    // Held in flight: the bus stops reading its connection until the later callers have arrived. Its own
+    // token otherwise comes back with its own statement's answer, often before any commit made after it.
+    const listening = (bus as unknown as { client: { connection: { stream: Socket } } }).client.connection
+      .stream;
+    listening.pause();
     // Committed while the first round trip is in flight: a caller after it must not be answered by it.
     await db.query("SELECT pg_notify('mi_test_shared', 'during')");
     const later = Array.from({ length: 20 }, () => bus.sync());
+    listening.resume();
     assert.equal(new Set(later).size, 1, 'callers arriving together share one round trip');
     assert.notEqual(later[0], first);
     assert.deepEqual(await Promise.all([first, ...later]), Array(21).fill(true));
