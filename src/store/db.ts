@@ -86,6 +86,8 @@ export const CURSOR_TUPLE_FRACTION = 0.001;
 
 /** The message of a statement past its deadline (pg's own, for the client-side query timeout). */
 const DEADLINE_MESSAGE = 'Query read timeout';
+/** How long a cancel request may take to connect and be sent before its socket is dropped. */
+const CANCEL_WAIT_MS = 5_000;
 
 const OID = { int8: 20, numeric: 1700, date: 1082, timestamp: 1114, timestamptz: 1184 } as const;
 
@@ -281,7 +283,36 @@ async function openPostgres(url: string): Promise<Db> {
       ? { name, text, values }
       : { text, values };
     if (deadlineMs > 0) config.query_timeout = deadlineMs;
-    return (await client.query(config)).rows as T[];
+    try {
+      return (await client.query(config)).rows as T[];
+    } catch (error) {
+      // The deadline only stops node waiting: without a cancel the backend runs the statement to its end
+      // (a runaway list plan at 10 M kept running for minutes after its caller had its 503).
+      if ((error as Error).message === DEADLINE_MESSAGE && client instanceof pg.Client) cancelBackend(client);
+      throw error;
+    }
+  };
+  // A statement under a deadline runs on a checked-out client, so that past the deadline the backend
+  // running it is known and can be cancelled (pool.query hides its client).
+  const runOnce = async <T>(deadlineMs: number, text: string, params?: readonly unknown[]) => {
+    if (deadlineMs <= 0) return run<T>(pool, deadlineMs, text, params);
+    const client = await pool.connect();
+    // As pool.query does: the connection lost while checked out fails the statement, not the process
+    // (an 'error' event with no listener), and a client whose statement failed is not pooled again.
+    let lost: Error | undefined;
+    const onError = (error: Error) => {
+      lost = error;
+    };
+    client.on('error', onError);
+    try {
+      return await run<T>(client, deadlineMs, text, params);
+    } catch (error) {
+      lost ??= error as Error;
+      throw error;
+    } finally {
+      client.removeListener('error', onError);
+      client.release(lost);
+    }
   };
   // Encoded a few hundred rows at a time as the socket drains: the server parses the first rows while
   // node encodes the rest, and other work in flight gets the event loop between pieces.
@@ -342,7 +373,7 @@ async function openPostgres(url: string): Promise<Db> {
   };
   const handle = (deadlineMs: number): Db => ({
     url,
-    query: (text, params) => run(pool, deadlineMs, text, params),
+    query: (text, params) => runOnce(deadlineMs, text, params),
     exec: async (sql) => {
       await pool.query(sql);
     },
@@ -393,6 +424,32 @@ async function openPostgres(url: string): Promise<Db> {
     close: () => pool.end(),
   });
   return handle(0);
+}
+
+/**
+ * Asks PostgreSQL to cancel the statement `client`'s backend is running: the protocol's CancelRequest
+ * (the backend's process id and secret key), sent on a connection of its own to the same server, as
+ * node-postgres' own `cancel` does. Best effort: a server that is unreachable or gone ends nothing.
+ */
+function cancelBackend(client: pg.Client): void {
+  const { processID, secretKey, host, port } = client as pg.Client & {
+    processID: number | null;
+    secretKey: number | null;
+    host: string;
+    port: number;
+  };
+  if (processID === null || secretKey === null) return;
+  const con = new pg.Connection() as pg.Connection & {
+    connect(portOrPath: number | string, host?: string): void;
+    cancel(processID: number, secretKey: number): void;
+  };
+  const giveUp = setTimeout(() => con.stream.destroy(), CANCEL_WAIT_MS);
+  giveUp.unref();
+  con.on('error', () => undefined);
+  con.on('end', () => clearTimeout(giveUp));
+  con.on('connect', () => con.cancel(processID, secretKey));
+  if (host?.startsWith('/')) con.connect(`${host}/.s.PGSQL.${port}`);
+  else con.connect(port, host);
 }
 
 function* copyPieces<R>(
