@@ -13,7 +13,7 @@ import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { installJsonDepthLimit } from './http/json-depth.ts';
-import { loggerOptions } from './http/logging.ts';
+import { loggerOptions, requestLogger } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { installRequestChecks } from './http/request-checks.ts';
 import { registerApi } from './http/routes/index.ts';
@@ -79,6 +79,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   const app: App = Fastify({
     logger: deps.logger === false ? false : loggerOptions(deps.config.logLevel, deps.logStream),
+    childLoggerFactory: requestLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
