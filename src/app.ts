@@ -16,6 +16,7 @@ import { installJsonDepthLimit } from './http/json-depth.ts';
 import { loggerOptions, requestLogger } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { installRequestChecks } from './http/request-checks.ts';
+import { installRouteOf, routeOf } from './http/route-of.ts';
 import { registerApi } from './http/routes/index.ts';
 import { installStrictInput } from './http/strict-input.ts';
 import type { App, Services } from './http/types.ts';
@@ -153,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await shared?.release();
   });
 
+  installRouteOf(app);
   installErrorHandling(app);
   // Every body this API takes is JSON; anything else is a 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
@@ -164,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Counted by the matched route's URL pattern, never the URL's text (bounded series; 404/405 as one).
   if (deps.config.requestMetrics) {
     app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+      const route = routeOf(request).url ?? UNMATCHED_ROUTE;
       metrics.request(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
       done();
     });
