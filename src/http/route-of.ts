@@ -12,9 +12,10 @@ declare module 'fastify' {
 
 /**
  * The matched route's options (its URL pattern, config and schema). Fastify's `request.routeOptions`
- * is a getter that builds a new 12-field object, with a router lookup, at every read, and a cached
- * read consulted it eight times (access, strict input, the cache key, the cache hooks, the request
- * metrics): the first read is kept on the request. Everything in it is fixed for the request's route.
+ * is a getter that builds a new 12-field object (and asks the router about a `version` constraint)
+ * at every read, and a cache hit read it eight times (access, strict input, the cache key, the cache
+ * hooks, the request metrics): the first read is kept on the request. Everything in it is fixed for
+ * the request's route.
  * (docs/EVALUATION.md "Read-path tail", fourth pass.)
  */
 export function routeOf(request: FastifyRequest): RouteOptions {
