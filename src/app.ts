@@ -13,9 +13,10 @@ import { installErrorHandling } from './http/error-handler.ts';
 import { errors } from './http/errors.ts';
 import { installIdempotency } from './http/idempotency.ts';
 import { installJsonDepthLimit } from './http/json-depth.ts';
-import { loggerOptions } from './http/logging.ts';
+import { loggerOptions, requestLogger } from './http/logging.ts';
 import { openApiOptions } from './http/openapi.ts';
 import { installRequestChecks } from './http/request-checks.ts';
+import { installRouteOf, routeOf } from './http/route-of.ts';
 import { registerApi } from './http/routes/index.ts';
 import { installStrictInput } from './http/strict-input.ts';
 import type { App, Services } from './http/types.ts';
@@ -79,6 +80,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   const timeouts = { ...DEFAULT_TIMEOUTS, ...deps.timeouts };
   const app: App = Fastify({
     logger: deps.logger === false ? false : loggerOptions(deps.config.logLevel, deps.logStream),
+    childLoggerFactory: requestLogger,
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
       return typeof given === 'string' && /^[\w.-]{1,128}$/.test(given) ? given : randomUUID();
@@ -152,6 +154,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
     await shared?.release();
   });
 
+  installRouteOf(app);
   installErrorHandling(app);
   // Every body this API takes is JSON; anything else is a 415, not a string for the validator to refuse.
   app.removeContentTypeParser('text/plain');
@@ -163,7 +166,7 @@ export async function buildApp(deps: AppDeps): Promise<App> {
   // Counted by the matched route's URL pattern, never the URL's text (bounded series; 404/405 as one).
   if (deps.config.requestMetrics) {
     app.addHook('onResponse', (request, reply, done) => {
-      const route = request.routeOptions.url ?? UNMATCHED_ROUTE;
+      const route = routeOf(request).url ?? UNMATCHED_ROUTE;
       metrics.request(route, request.method, reply.statusCode, reply.elapsedTime / 1000);
       done();
     });

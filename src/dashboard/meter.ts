@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { PLAN_LIMITS, RATE_WINDOW_MS } from '../domain/plans.ts';
 import { setLimitHeaders } from '../http/auth.ts';
 import { errors } from '../http/errors.ts';
+import { routeOf } from '../http/route-of.ts';
 import type { Services } from '../http/types.ts';
 import type { Session } from './sessions.ts';
 
@@ -40,7 +41,7 @@ export function dashboardMeter({ limiter, now }: Pick<Services, 'limiter' | 'now
 
 /** The user a request's usage is attributed to: the signed-in user of a metered dashboard read. */
 export function meteredUser(request: FastifyRequest): string | null {
-  const need = request.routeOptions.config.access;
+  const need = routeOf(request).config.access;
   if (!request.session || need?.kind !== 'session') return null;
   return meteredRead(request.method, need.need) ? request.session.user.id : null;
 }

@@ -4,6 +4,7 @@ import type { Scope } from '../domain/plans.ts';
 import type { Tier } from '../domain/types.ts';
 import { keyGate } from './auth.ts';
 import { errors } from './errors.ts';
+import { routeOf } from './route-of.ts';
 import { sessionGate } from './session-auth.ts';
 import type { App, Services } from './types.ts';
 
@@ -133,9 +134,9 @@ export function installAccess(app: App, services: Services, options: AccessOptio
 
   /** The route's rule applied: at once for a cached key on an in-process limiter, else a promise. */
   const check = (request: FastifyRequest, reply: FastifyReply): void | Promise<void> => {
-    const rule = request.is404 ? UNROUTED : request.routeOptions.config.access;
+    const rule = request.is404 ? UNROUTED : routeOf(request).config.access;
     if (!rule) throw errors.forbidden('this route declares no access rule');
-    const privacy = storePolicy(rule, request.routeOptions.config);
+    const privacy = storePolicy(rule, routeOf(request).config);
     if (privacy) reply.header('cache-control', privacy);
     switch (rule.kind) {
       case 'public':

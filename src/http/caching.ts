@@ -3,6 +3,7 @@ import type { FastifyRequest, RouteOptions } from 'fastify';
 import { PLAN_LIMITS } from '../domain/plans.ts';
 import type { ResponseCache } from '../infra/response-cache.ts';
 import type { NotificationBus } from '../store/notifications.ts';
+import { routeOf } from './route-of.ts';
 import type { App, Services } from './types.ts';
 
 declare module 'fastify' {
@@ -60,10 +61,10 @@ const fields = (names: string[]): Field[] =>
 const plans = new Map<string, KeyPlan>();
 
 function keyPlan(request: FastifyRequest): KeyPlan {
-  const url = request.routeOptions.url ?? '';
+  const url = routeOf(request).url ?? '';
   let plan = plans.get(url);
   if (!plan) {
-    const query = request.routeOptions.schema?.querystring as
+    const query = routeOf(request).schema?.querystring as
       | { properties?: Record<string, unknown>; additionalProperties?: unknown }
       | undefined;
     plan = {
@@ -107,13 +108,13 @@ export function cacheKey(request: FastifyRequest, now: Date): string {
   const plan = keyPlan(request);
   const params = entriesOf(request.params, plan.params);
   const query = plan.query ? entriesOf(request.query, plan.query) : sortedEntries(request.query);
-  return `${tier}\n${utcDay(now.getTime())}\n${request.routeOptions.url}\n${params}\n${query}`;
+  return `${tier}\n${utcDay(now.getTime())}\n${routeOf(request).url}\n${params}\n${query}`;
 }
 
 /** cacheKey as written before key plans, from the entries themselves: tests hold the two equal. */
 export function cacheKeyFromEntries(request: FastifyRequest, now: Date): string {
   const tier = request.principal ? PLAN_LIMITS[request.principal.plan].tier : '-';
-  const input = `${request.routeOptions.url}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
+  const input = `${routeOf(request).url}\n${sortedEntries(request.params)}\n${sortedEntries(request.query)}`;
   return `${tier}\n${utcDay(now.getTime())}\n${input}`;
 }
 
@@ -165,7 +166,7 @@ export function installCaching(
 
   // Callback hooks (no promise per request); replying from one means not calling its `done`.
   app.addHook('preHandler', (request, reply, done) => {
-    if (!request.routeOptions.config.cache || request.method !== 'GET') return done();
+    if (!routeOf(request).config.cache || request.method !== 'GET') return done();
     reply.header('cache-control', 'private, no-cache');
     if (!responses) return done();
     const key = cacheKey(request, services.now());
@@ -183,8 +184,7 @@ export function installCaching(
 
   app.addHook('onSend', (request, reply, payload, done) => {
     const slot = request.cacheSlot;
-    if (!request.routeOptions.config.cache || request.method !== 'GET' || slot?.hit)
-      return done(null, payload);
+    if (!routeOf(request).config.cache || request.method !== 'GET' || slot?.hit) return done(null, payload);
     if (reply.statusCode !== 200) return done(null, payload);
     const body =
       typeof payload === 'string' ? Buffer.from(payload) : Buffer.isBuffer(payload) ? payload : null;

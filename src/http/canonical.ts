@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import { routeOf } from './route-of.ts';
 
 /**
  * URLs the API writes into an answer (`Link`, cursors' next pages) are built from what the router and
@@ -14,7 +15,7 @@ const PARAM = /:(\w+)/g;
 
 /** The matched route's path with its validated parameters, each percent-encoded as one segment. */
 export function canonicalPath(request: FastifyRequest): string {
-  const pattern = request.routeOptions.url;
+  const pattern = routeOf(request).url;
   if (pattern === undefined) throw new Error('canonicalPath needs a matched route');
   const params = (request.params ?? {}) as Record<string, unknown>;
   return pattern.replace(PARAM, (_, name: string) => {

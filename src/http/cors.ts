@@ -16,6 +16,7 @@ import type { FastifyReply, FastifyRequest, RouteOptions } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { sendError } from './error-handler.ts';
 import { errors } from './errors.ts';
+import { routeOf } from './route-of.ts';
 import type { App } from './types.ts';
 
 const ALLOW_HEADERS = [
@@ -57,7 +58,7 @@ export function installCors(app: App, allowed: readonly string[]): void {
   });
 
   app.addHook('onRequest', (request, reply, done) => {
-    const apiRequest = request.is404 || isApiRule(request.routeOptions.config.access?.kind);
+    const apiRequest = request.is404 || isApiRule(routeOf(request).config.access?.kind);
     const requested = request.headers['access-control-request-method'];
     if (request.method === 'OPTIONS' && typeof requested === 'string' && request.is404) {
       return preflight(request, reply, origins, api.find(requested as HTTPMethod, path(request)) !== null);
@@ -73,7 +74,7 @@ export function installCors(app: App, allowed: readonly string[]): void {
   });
   // Added last, to whatever Vary the route set (the exports vary by Accept).
   app.addHook('onSend', (request, reply, payload, done) => {
-    if (request.is404 || isApiRule(request.routeOptions.config.access?.kind)) varyByOrigin(reply);
+    if (request.is404 || isApiRule(routeOf(request).config.access?.kind)) varyByOrigin(reply);
     done(null, payload);
   });
 }

@@ -17,6 +17,7 @@ import {
 } from '../store/idempotency.ts';
 import { errors } from './errors.ts';
 import { readerTier } from './reader-tier.ts';
+import { routeOf } from './route-of.ts';
 import { IDEMPOTENCY_HEADER } from './schemas/common.ts';
 import type { App, Services } from './types.ts';
 
@@ -64,7 +65,7 @@ function canonical(value: unknown): unknown {
 export function requestFingerprint(request: FastifyRequest): Buffer {
   const parts = [
     request.method,
-    request.routeOptions.url,
+    routeOf(request).url,
     request.params,
     request.query,
     request.body,

@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import { MAX_URL_LENGTH } from './client-errors.ts';
 import { type ApiError, errors } from './errors.ts';
+import { routeOf } from './route-of.ts';
 import type { App } from './types.ts';
 
 /**
@@ -37,7 +38,7 @@ export function requestProblem(request: FastifyRequest): ApiError | null {
  */
 export function bodyProblem(request: FastifyRequest): ApiError | null {
   if (request.is404 || !hasBody(request)) return null;
-  if (!request.routeOptions.schema?.body) return errors.bodyNotTaken();
+  if (!routeOf(request).schema?.body) return errors.bodyNotTaken();
   const encoding = request.headers['content-encoding'];
   if (encoding !== undefined && !isIdentity(encoding)) return errors.unsupportedEncoding(String(encoding));
   return null;

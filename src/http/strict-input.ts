@@ -1,5 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import { validationError } from './error-handler.ts';
+import { routeOf } from './route-of.ts';
 import type { App } from './types.ts';
 
 /**
@@ -139,7 +140,7 @@ function inspect(values: unknown, schema: unknown, context: Context): void {
 export function installStrictInput(app: App): void {
   // A callback hook: no promise per request; a throw becomes the error reply (Fastify's hook runner).
   app.addHook('preValidation', (request: FastifyRequest, _reply, done) => {
-    const schema = request.routeOptions.schema;
+    const schema = routeOf(request).schema;
     if (schema) {
       inspect(request.params, schema.params, 'params');
       inspect(request.query, schema.querystring, 'querystring');
