@@ -4,7 +4,9 @@
  * available_to; of /signals' engine, min_score, ticker, since, available_from and available_to; of
  * /regimes' contract_id and dominant) exactly as the store issues them
  * (every filter + sort combination must be served by an index): the store functions run against a
- * Queryable that prefixes `EXPLAIN (FORMAT JSON)` and keeps the plan. Any Seq Scan on contracts,
+ * Queryable that prefixes `EXPLAIN (FORMAT JSON)` and keeps the plan; an export is EXPLAINed as the
+ * cursor it runs as (`DECLARE` with the export's cursor_tuple_fraction), and --analyze times its first
+ * batch. Any Seq Scan on contracts,
  * signals, market_regimes or candles is reported, and makes the exit status 1; so does a first page
  * whose Sort is fed more than --max-sort rows (default 20,000), the sign of an ORDER BY no index serves
  * (a deep offset may have to sort what it skips: flagged, not failed). Regimes are listed through the
@@ -18,7 +20,7 @@
 import { announcementDv } from '../src/domain/engines/announcement-dv.ts';
 import { materiality } from '../src/domain/engines/materiality.ts';
 import { REGIME_NAMES } from '../src/domain/types.ts';
-import type { Db, Queryable } from '../src/store/db.ts';
+import { CURSOR_TUPLE_FRACTION, type Db, type Queryable } from '../src/store/db.ts';
 import { eventsJson, getEvent } from '../src/store/events.ts';
 import { eventExport, signalExport } from '../src/store/export.ts';
 import { candlesJson, companyTotals, getCompany, getRegime, regimesJson } from '../src/store/market.ts';
@@ -52,6 +54,9 @@ interface Explained {
   params: readonly unknown[];
 }
 
+/** An export's first batch, what a client waits for before its first byte (src/http/export.ts). */
+const EXPORT_BATCH = 1000;
+
 /** Prefixes every query with EXPLAIN and records the plan instead of returning rows. */
 class Explainer implements Queryable {
   readonly captured: Explained[] = [];
@@ -73,6 +78,36 @@ class Explainer implements Queryable {
     });
     return [];
   }
+
+  /**
+   * An export's statement as it runs: a cursor (`DECLARE`) in a transaction with the export's
+   * `cursor_tuple_fraction` (Db.openCursor), so planned for its first rows — EXPLAIN of the bare
+   * statement plans it for all of them (a sequential scan and a sort, where the cursor walks an index).
+   * With --analyze, the time of its first batch (the cursor opened, 1,000 rows read), not of every row.
+   */
+  async cursor(text: string, params: readonly unknown[]): Promise<void> {
+    const rows = await this.db.transaction(async (tx) => {
+      await tx.query(`SET LOCAL cursor_tuple_fraction = ${CURSOR_TUPLE_FRACTION}`);
+      return tx.query<{ 'QUERY PLAN': { Plan: PlanNode }[] }>(
+        `EXPLAIN (FORMAT JSON) DECLARE explained NO SCROLL CURSOR FOR ${text}`,
+        params,
+      );
+    });
+    const root = rows[0]?.['QUERY PLAN'][0];
+    if (!root) throw new Error(`no plan for: ${text}`);
+    let executionMs: number | undefined;
+    if (ANALYZE) {
+      const started = performance.now();
+      const cursor = await this.db.openCursor(text, params, { batchRows: EXPORT_BATCH, idleMs: 60_000 });
+      try {
+        await cursor.read();
+      } finally {
+        await cursor.close();
+      }
+      executionMs = performance.now() - started;
+    }
+    this.captured.push({ plan: root.Plan, executionMs, sql: text, params });
+  }
 }
 
 /** Rows a node returns: measured with --analyze, estimated otherwise. */
@@ -90,7 +125,7 @@ interface Case {
   endpoint: string;
   filters: string;
   offset: number | '';
-  run: (q: Queryable) => Promise<unknown>;
+  run: (q: Explainer) => Promise<unknown>;
 }
 
 /** Every subset of the given keys, smallest first. */
@@ -170,7 +205,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
       offset: '',
       run: (q) => {
         const e = eventExport({ withRationale: false, limit: null, ...filter }, 'csv');
-        return q.query(e.text, e.params);
+        return q.cursor(e.text, e.params);
       },
     });
   }
@@ -211,7 +246,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
       offset: '',
       run: (q) => {
         const e = signalExport({ limit: null, ...filter }, 'csv');
-        return q.query(e.text, e.params);
+        return q.cursor(e.text, e.params);
       },
     });
   }
@@ -236,7 +271,7 @@ function cases(v: Awaited<ReturnType<typeof pickValues>>, label: string): Case[]
         endpoint: 'regimes',
         filters: `dominant=${dominant}`,
         offset: '' as const,
-        run: (q: Queryable) => regimesJson(q, { limit: regimeLimit, dominant }),
+        run: (q: Explainer) => regimesJson(q, { limit: regimeLimit, dominant }),
       })),
     );
   }

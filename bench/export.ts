@@ -4,18 +4,22 @@
  * (the app without keys, so that the rate limit's charge does not set the pace) answers:
  *
  *   - /api/v1/events/export as CSV and as NDJSON, for 100k rows (`limit`) and for all N;
+ *   - /api/v1/signals/export likewise;
  *   - the baseline: the same rows through /api/v1/events, 200 a page (offset paging), for 100k rows
  *     (offset paging over N rows is quadratic: page k skips k·200 rows).
  *
  * For each: rows/s at the client, and the server's RSS at the start and its peak during the run
  * (sampled every 10 ms from /proc). Usage: npm run bench:export [-- --rows 1000000]
  *
- * With --database, the database of bench/synthetic.ts (DATABASE_URL, default market_intel_bench) is
- * exported instead, nothing filled: every event (9 M of 10 M contracts have a ticker) as CSV and as
- * NDJSON (--formats csv for one), plus the 100k-row runs above; RSS is also reported at every tenth of
- * each run, so its flatness shows.
+ * The same for /api/v1/signals/export (the default engine's signals, best first).
  *
- *   npm run bench:export -- --database [--formats csv,ndjson]
+ * With --database, the database of bench/synthetic.ts (DATABASE_URL, default market_intel_bench) is
+ * exported instead, nothing filled: every event (9 M of 10 M contracts have a ticker) and every signal
+ * of the default engine as CSV and as NDJSON (--formats csv for one; --lists signals for one list;
+ * --cap N for the first N rows only), plus the 100k-row runs above; RSS is also reported at every tenth
+ * of each run, so its flatness shows.
+ *
+ *   npm run bench:export -- --database [--formats csv,ndjson] [--lists events,signals] [--cap N]
  */
 import { type ChildProcess, fork } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -176,34 +180,58 @@ async function main(): Promise<void> {
   const existing = flag('database');
   const rows = numberArg('rows', 1_000_000);
   const formats = (arg('formats') ?? 'csv,ndjson').split(',');
+  const lists = (arg('lists') ?? 'events,signals').split(',');
+  const cap = numberArg('cap', Number.POSITIVE_INFINITY);
   const small = Math.min(100_000, rows);
   let url: string;
-  let events = rows;
+  const engine = defaultEngine();
+  const total = { events: rows, signals: rows };
   if (existing) {
     url = benchDatabaseUrl();
     if (!(await databaseExists(url))) throw new Error(`${url} does not exist: run npm run bench:synthetic`);
     const db = await openDb(loadConfig({ DATABASE_URL: url }));
-    const [count] = await db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM contracts WHERE ticker IS NOT NULL',
+    const [count] = await db.query<{ events: number; signals: number }>(
+      `SELECT (SELECT count(*)::int FROM contracts WHERE ticker IS NOT NULL) AS events,
+         (SELECT count(*)::int FROM signals WHERE engine_name = $1 AND engine_version = $2) AS signals`,
+      [engine.name, engine.version],
     );
     await db.close();
-    events = count?.n ?? 0;
-    process.stderr.write(`exporting from ${url.replace(/:[^:@/]*@/, ':***@')}: ${fmtInt(events)} events\n`);
+    total.events = count?.events ?? 0;
+    total.signals = count?.signals ?? 0;
+    process.stderr.write(
+      `exporting from ${url.replace(/:[^:@/]*@/, ':***@')}: ${fmtInt(total.events)} events, ${fmtInt(total.signals)} ${engine.name} signals\n`,
+    );
   } else {
     url = (await fill(rows)).url;
   }
   const { proc, port } = await startChild(url);
   const pid = proc.pid ?? 0;
-  // Warm-up: the code paths compiled, the pool's connections open, the table in cache.
+  // Warm-up: the code paths compiled, the pool's connections open.
   await countLines(port, `/api/v1/events/export?limit=${small}&format=ndjson`);
   await pageList(port, 2000);
-  const runs: [label: string, rows: number, run: () => Promise<{ lines: number; bytes: number }>][] = [
-    ['list, 200 a page (baseline)', small, () => pageList(port, small)],
-    ['export CSV', small, () => countLines(port, `/api/v1/events/export?limit=${small}`)],
-    ['export NDJSON', small, () => countLines(port, `/api/v1/events/export?limit=${small}&format=ndjson`)],
-    ['export CSV', events, () => countLines(port, '/api/v1/events/export')],
-    ['export NDJSON', events, () => countLines(port, '/api/v1/events/export?format=ndjson')],
-  ];
+  type Run = [label: string, rows: number, run: () => Promise<{ lines: number; bytes: number }>];
+  const runs: Run[] = [];
+  for (const list of lists as ('events' | 'signals')[]) {
+    // The large run: every row of the list, or its first --cap.
+    const all = Math.min(total[list], cap);
+    const whole = all < total[list] ? `limit=${all}` : '';
+    const query = (...parts: string[]) => parts.filter(Boolean).join('&');
+    if (list === 'events') runs.push(['list, 200 a page (baseline)', small, () => pageList(port, small)]);
+    runs.push(
+      [`${list} export CSV`, small, () => countLines(port, `/api/v1/${list}/export?limit=${small}`)],
+      [
+        `${list} export NDJSON`,
+        small,
+        () => countLines(port, `/api/v1/${list}/export?limit=${small}&format=ndjson`),
+      ],
+      [`${list} export CSV`, all, () => countLines(port, `/api/v1/${list}/export?${query(whole)}`)],
+      [
+        `${list} export NDJSON`,
+        all,
+        () => countLines(port, `/api/v1/${list}/export?${query(whole, 'format=ndjson')}`),
+      ],
+    );
+  }
   const out: string[][] = [];
   const traces: string[] = [];
   for (const [label, n, run] of runs) {
@@ -233,11 +261,14 @@ async function main(): Promise<void> {
   }
   proc.kill('SIGKILL');
   console.log(
-    summary(`bench:export — ${fmtInt(events)} events, server RSS sampled every 10 ms`, [
-      table(['run', 'rows', 'rows/s', 'body', 'RSS start', 'RSS peak', 'peak/start', 'growth'], out),
-      '',
-      ...traces,
-    ]),
+    summary(
+      `bench:export — ${fmtInt(total.events)} events, ${fmtInt(total.signals)} signals, server RSS sampled every 10 ms`,
+      [
+        table(['run', 'rows', 'rows/s', 'body', 'RSS start', 'RSS peak', 'peak/start', 'growth'], out),
+        '',
+        ...traces,
+      ],
+    ),
   );
 }
 
