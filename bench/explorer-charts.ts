@@ -74,6 +74,43 @@ const browser = await chromium.launch({
 const context = await browser.newContext({ viewport: { width: 1200, height: 900 } });
 await context.addCookies([{ name: SESSION_COOKIE, value: token, url: `${base}/dashboard` }]);
 
+/**
+ * Where a load of the company page went, from the page's own clock (ms since navigation): until its
+ * view asked for its data; each of its three API responses (from request to last byte, so the server's
+ * time and the transfer); and from the last data to the chart's first frame (parsing the responses
+ * aside, the browser's work: the page's tables and the chart with its bars, markers and band).
+ */
+interface CompanyLoad {
+  view: number;
+  company: number;
+  candles: number;
+  drawn: number;
+}
+const companyLoads: CompanyLoad[] = [];
+
+async function companyLoad(page: Page): Promise<CompanyLoad> {
+  // As text: see frameTimes.
+  const probe = (await page.evaluate(`(() => {
+    const box = document.querySelector('#company-chart');
+    const api = performance.getEntriesByType('resource').filter((e) => e.name.includes('/dashboard/api/'))
+      .map((e) => ({ name: e.name, start: e.startTime, end: e.responseEnd }));
+    return { ms: Number(box.dataset.ms), api };
+  })()`)) as { ms: number; api: { name: string; start: number; end: number }[] };
+  const one = (part: string) => probe.api.filter((e) => e.name.includes(part)).at(-1);
+  const company = one('/api/companies/');
+  const candles = one(`/api/candles/${longest?.ticker}`);
+  if (!company || !candles) throw new Error('the company page made none of its requests');
+  // The view asks for its data as it starts; `data-ms` is from its start to the first frame.
+  const view = company.start;
+  const lastData = Math.max(...probe.api.filter((e) => e.start >= view - 1).map((e) => e.end));
+  return {
+    view,
+    company: company.end - company.start,
+    candles: candles.end - candles.start,
+    drawn: view + probe.ms - lastData,
+  };
+}
+
 async function timeToInteractive(hash: string, ready: string): Promise<number[]> {
   const times: number[] = [];
   for (let run = 0; run < RUNS; run++) {
@@ -85,6 +122,7 @@ async function timeToInteractive(hash: string, ready: string): Promise<number[]>
     await page.goto(`${base}/dashboard#${hash}`);
     await page.waitForSelector(ready, { timeout: 30_000 });
     times.push(Date.now() - started);
+    if (hash.startsWith('/companies/')) companyLoads.push(await companyLoad(page));
     await page.close();
   }
   return times.sort((a, b) => a - b);
@@ -170,6 +208,17 @@ const line = (label: string, t: number[]) =>
 line('keys page (baseline)', keys);
 line(`company page ${longest.ticker}`, company);
 line('contract page', contractPage);
+const part = (label: string, pick: (l: CompanyLoad) => number) => {
+  const t = companyLoads.map(pick).sort((a, b) => a - b);
+  console.log(
+    `    ${label.padEnd(44)} median ${median(t).toFixed(0)} ms, min ${t[0]?.toFixed(0)}, max ${t.at(-1)?.toFixed(0)}`,
+  );
+};
+console.log(`  company page ${longest.ticker}, its parts (page clock):`);
+part('navigation → the view asks for its data', (l) => l.view);
+part(`GET /dashboard/api/companies/${longest.ticker} (request → last byte)`, (l) => l.company);
+part(`GET /dashboard/api/candles/${longest.ticker}`, (l) => l.candles);
+part('last response → chart drawn', (l) => l.drawn);
 const frames = (label: string, f: number[]) => {
   const sorted = [...f].sort((a, b) => a - b);
   console.log(

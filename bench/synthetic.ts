@@ -163,11 +163,13 @@ interface Rebuild {
  * import's deferred indexes are, src/store/deferred-indexes.ts), so a run that stops half-way leaves
  * the record: the next run builds them, and so does the service's `migrate` at its next start.
  * Truncating contracts truncates signals through its trigger; the session runs as a replica so that no
- * trigger fires at all (the loads' own TRUNCATEs rely on it too).
+ * trigger fires at all (the loads' own TRUNCATEs rely on it too). So neither does the one that keeps
+ * the contracts' totals (migration 029): they are emptied here and summed in one pass at the end
+ * (`TOTALS`), not row by row during the load.
  */
 async function prepareTables(client: pg.Client): Promise<Rebuild[]> {
   await client.query('SET session_replication_role = replica');
-  await client.query(`TRUNCATE ${LOADED.join(', ')}`);
+  await client.query(`TRUNCATE ${LOADED.join(', ')}, contract_totals, contract_total_deltas`);
   await client.query('BEGIN');
   const { rows } = await client.query<Rebuild & { constraint: boolean }>(
     `SELECT t.relname AS table, c.relname AS name, co.conname IS NOT NULL AS constraint,
@@ -442,6 +444,16 @@ async function forEachChunk(spec: GenSpec, consume: (chunk: Chunk) => Promise<vo
 // ---------------------------------------------------------------- index builds
 
 /**
+ * The contracts' totals by ticker, agency and classification (migration 029), summed in one GROUP BY
+ * once the contracts are loaded: queued with the index builds, on whichever connection is free.
+ */
+const TOTALS: Rebuild = {
+  table: 'contracts',
+  name: 'contract_totals',
+  sql: 'SELECT rebuild_contract_totals()',
+};
+
+/**
  * Builds the dropped indexes and keys on two connections at once, largest table first (each build
  * single-threaded with a large sort memory: two builds keep both cores busy).
  */
@@ -598,7 +610,7 @@ async function main(): Promise<void> {
       `SELECT relname AS name, pg_relation_size(oid) AS pages FROM pg_class WHERE relname = ANY($1)`,
       [LOADED],
     );
-    await rebuild(clients, rebuilds, new Map(pages.map((p) => [p.name, Number(p.pages)])));
+    await rebuild(clients, [...rebuilds, TOTALS], new Map(pages.map((p) => [p.name, Number(p.pages)])));
     const indexSeconds = seconds(indexStarted);
 
     const analyzeStarted = Date.now();
