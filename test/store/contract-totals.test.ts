@@ -2,8 +2,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import type { Db } from '../../src/store/db.ts';
-import { companyTotals, getCompany } from '../../src/store/market.ts';
+import { companyTotals } from '../../src/store/market.ts';
 import { seededDb } from '../support/db.ts';
+import { assertTotalsAreContracts } from '../support/totals.ts';
 
 // Migration 029 keeps the contracts' count and value by (ticker, agency, classification) in
 // `contract_totals` and the append-only `contract_total_deltas`, from statement triggers on contracts.
@@ -214,26 +215,7 @@ describe("contracts' totals (migration 029)", () => {
   });
 
   test("the company's totals, count and value are the contracts' after the writes", async () => {
-    for (const ticker of ['LMT', 'GD', 'NOC', 'RTX', 'NOSUCH']) {
-      const expected = async (column: string) =>
-        db.query<{ name: string; count: number; total_value: number }>(
-          `SELECT ${column} AS name, count(*)::int AS count, sum(contract_value)::bigint AS total_value
-           FROM contracts WHERE ticker = $1 GROUP BY ${column} ORDER BY total_value DESC, name`,
-          [ticker],
-        );
-      const totals = await companyTotals(db, ticker);
-      assert.deepEqual(totals.by_agency, await expected('awarding_agency'), ticker);
-      assert.deepEqual(totals.by_classification, await expected('nlp_classification'), ticker);
-      const [all] = await db.query<{ count: number; total: number }>(
-        `SELECT count(*)::int AS count, COALESCE(sum(contract_value), 0)::bigint AS total FROM contracts WHERE ticker = $1`,
-        [ticker],
-      );
-      const company = await getCompany(db, ticker, 1);
-      if (company) {
-        assert.equal(company.company.contract_count, all?.count, ticker);
-        assert.equal(company.company.total_contract_value, all?.total, ticker);
-      }
-    }
+    for (const ticker of ['LMT', 'GD', 'NOC', 'RTX', 'NOSUCH']) await assertTotalsAreContracts(db, ticker);
   });
 
   test('truncating the contracts empties the totals; rebuilding sums them again', async () => {
