@@ -35,10 +35,13 @@ describe('IpcLimiter fails closed', () => {
 
   test('a reply that arrived while this process was blocked past the timeout still counts', async () => {
     const host = new LimiterHost(new MemoryLimiter());
-    const limiter = new IpcLimiter(new FakeChannel(host), { timeoutMs: 40 });
+    // The reply travels three turns of the event loop after the block (the fake channel's hops), and must
+    // arrive before the limiter's next tick (a quarter of the timeout): 200 ms gives those turns 50 ms,
+    // which held with a second suite running beside this one; 40 ms (a 10 ms tick) did not.
+    const limiter = new IpcLimiter(new FakeChannel(host), { timeoutMs: 200 });
     try {
       const decision = limiter.hit('b', 5, 1000);
-      const until = performance.now() + 120;
+      const until = performance.now() + 500;
       while (performance.now() < until) {
         // Blocks the event loop: the expiry timer is due before the reply is read.
       }
