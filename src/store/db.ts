@@ -292,26 +292,58 @@ async function openPostgres(url: string): Promise<Db> {
       throw error;
     }
   };
-  // A statement under a deadline runs on a checked-out client, so that past the deadline the backend
-  // running it is known and can be cancelled (pool.query hides its client).
-  const runOnce = async <T>(deadlineMs: number, text: string, params?: readonly unknown[]) => {
-    if (deadlineMs <= 0) return run<T>(pool, deadlineMs, text, params);
+  // A client checked out of the pool for a statement, a transaction or a cursor. The pool stops
+  // listening for a client's errors while it is checked out: a connection lost between two statements
+  // (the server restarted, the session was terminated or timed out idle in its transaction) would
+  // otherwise be an unhandled 'error' event and end the process. Here it fails the next statement
+  // instead, and the client is discarded on release, not pooled again. So is a client whose statement
+  // missed its deadline (it may still be busy with it) or failed outright (`discard`).
+  const checkOut = async (deadlineMs: number) => {
     const client = await pool.connect();
-    // As pool.query does: the connection lost while checked out fails the statement, not the process
-    // (an 'error' event with no listener), and a client whose statement failed is not pooled again.
     let lost: Error | undefined;
     const onError = (error: Error) => {
       lost = error;
     };
     client.on('error', onError);
+    let released = false;
+    return {
+      client,
+      query: async <T>(text: string, params?: readonly unknown[]) => {
+        try {
+          return await run<T>(client, deadlineMs, text, params);
+        } catch (error) {
+          if ((error as Error).message === DEADLINE_MESSAGE) lost = error as Error;
+          throw error;
+        }
+      },
+      discard: (error: Error) => {
+        lost ??= error;
+      },
+      /** Ends the open transaction, if the connection can still be trusted with it, and releases. */
+      release: async (rollback: boolean) => {
+        if (released) return;
+        released = true;
+        // Queued behind a statement still running, if any: the client is released once both answered.
+        if (rollback && !lost) await client.query('ROLLBACK').catch((error: Error) => (lost = error));
+        // A lost client keeps the listener: its socket may still report an error after release.
+        if (!lost) client.removeListener('error', onError);
+        client.release(lost);
+      },
+    };
+  };
+  // A statement under a deadline runs on a checked-out client, so that past the deadline the backend
+  // running it is known and can be cancelled (pool.query hides its client).
+  const runOnce = async <T>(deadlineMs: number, text: string, params?: readonly unknown[]) => {
+    if (deadlineMs <= 0) return run<T>(pool, deadlineMs, text, params);
+    const session = await checkOut(deadlineMs);
     try {
-      return await run<T>(client, deadlineMs, text, params);
+      return await session.query<T>(text, params);
     } catch (error) {
-      lost ??= error as Error;
+      // As pool.query does: a client whose statement failed is not pooled again.
+      session.discard(error as Error);
       throw error;
     } finally {
-      client.removeListener('error', onError);
-      client.release(lost);
+      await session.release(false);
     }
   };
   // Encoded a few hundred rows at a time as the socket drains: the server parses the first rows while
@@ -327,49 +359,30 @@ async function openPostgres(url: string): Promise<Db> {
     await pipeline(Readable.from(copyPieces(rows, record, 500), { objectMode: false }), sink);
   };
   const openCursor = async <T>(
-    pool: pg.Pool,
     deadlineMs: number,
     text: string,
     params: readonly unknown[],
     options: CursorOptions,
   ): Promise<RowCursor<T>> => {
-    const client = await pool.connect();
-    // As in transaction(): a connection lost or past its deadline is discarded, never pooled again.
-    let lost: Error | undefined;
-    const onError = (error: Error) => {
-      lost = error;
-    };
-    client.on('error', onError);
-    const query = async <R>(sql: string, values?: readonly unknown[]) => {
-      try {
-        return await run<R>(client, deadlineMs, sql, values);
-      } catch (error) {
-        if ((error as Error).message === DEADLINE_MESSAGE) lost = error as Error;
-        throw error;
-      }
-    };
+    const session = await checkOut(deadlineMs);
     let closed = false;
     const close = async () => {
-      if (closed) return;
       closed = true;
-      // Queued behind a FETCH still running, if any: the connection is released once both answered.
-      if (!lost) await client.query('ROLLBACK').catch((error: Error) => (lost = error));
-      if (!lost) client.removeListener('error', onError);
-      client.release(lost);
+      await session.release(true);
     };
     try {
-      await query('BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ');
-      await query(
+      await session.query('BEGIN READ ONLY ISOLATION LEVEL REPEATABLE READ');
+      await session.query(
         `SELECT set_config('idle_in_transaction_session_timeout', '${Math.max(1, Math.ceil(options.idleMs))}', true),
            set_config('cursor_tuple_fraction', '${CURSOR_TUPLE_FRACTION}', true)`,
       );
-      await query(`DECLARE rows_out NO SCROLL CURSOR FOR ${text}`, params);
+      await session.query(`DECLARE rows_out NO SCROLL CURSOR FOR ${text}`, params);
     } catch (error) {
       await close();
       throw error;
     }
     const fetch = `FETCH FORWARD ${Math.max(1, Math.floor(options.batchRows))} FROM rows_out`;
-    return { read: async () => (closed ? [] : query<T>(fetch)), close };
+    return { read: async () => (closed ? [] : session.query<T>(fetch)), close };
   };
   const handle = (deadlineMs: number): Db => ({
     url,
@@ -378,42 +391,22 @@ async function openPostgres(url: string): Promise<Db> {
       await pool.query(sql);
     },
     transaction: async (fn) => {
-      const client = await pool.connect();
-      // The pool stops listening for a client's errors while it is checked out: a connection lost between
-      // two statements (the server restarted, the session was terminated or timed out idle in its
-      // transaction) would otherwise be an unhandled 'error' event and end the process. Here it fails the
-      // transaction's next statement instead, and the client is discarded, not pooled again. So is a
-      // client whose statement missed its deadline: it may still be busy with it.
-      let lost: Error | undefined;
-      const onError = (error: Error) => {
-        lost = error;
-      };
-      client.on('error', onError);
-      const query = async <T>(text: string, params?: readonly unknown[]) => {
-        try {
-          return await run<T>(client, deadlineMs, text, params);
-        } catch (error) {
-          if ((error as Error).message === DEADLINE_MESSAGE) lost = error as Error;
-          throw error;
-        }
-      };
+      const session = await checkOut(deadlineMs);
+      let committed = false;
       try {
-        await query('BEGIN');
+        await session.query('BEGIN');
         const result = await fn({
-          query,
-          copyFrom: (table, columns, rows, record) => copy(client, table, columns, rows, record),
+          query: session.query,
+          copyFrom: (table, columns, rows, record) => copy(session.client, table, columns, rows, record),
         });
-        await query('COMMIT');
+        await session.query('COMMIT');
+        committed = true;
         return result;
-      } catch (error) {
-        if (!lost) await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
       } finally {
-        if (!lost) client.removeListener('error', onError);
-        client.release(lost);
+        await session.release(!committed);
       }
     },
-    openCursor: (text, params, options) => openCursor(pool, deadlineMs, text, params, options),
+    openCursor: (text, params, options) => openCursor(deadlineMs, text, params, options),
     withDeadline: (ms) => handle(ms),
     poolStats: () => ({
       total: pool.totalCount,

@@ -33,11 +33,26 @@ export async function migrate(db: Db): Promise<string[]> {
   return applied;
 }
 
-/** Migrations hold plain DDL: statements end at a semicolon that closes a line. */
-function splitStatements(sql: string): string[] {
-  return sql
-    .replace(/^\s*--.*$/gm, '')
-    .split(/;\s*$/m)
-    .map((s) => s.trim())
-    .filter(Boolean);
+/**
+ * Migrations hold DDL: a statement ends at a semicolon that closes a line, unless the line is inside a
+ * dollar-quoted body (`$$ … $$`, `$tag$ … $tag$`: a function's), whose own statements end the same way.
+ */
+export function splitStatements(sql: string): string[] {
+  const statements: string[] = [];
+  let current: string[] = [];
+  let openTag: string | null = null;
+  for (const line of sql.split('\n')) {
+    if (openTag === null && /^\s*--/.test(line)) continue;
+    current.push(line);
+    for (const [tag] of line.matchAll(/\$[A-Za-z_]*\$/g)) {
+      if (openTag === null) openTag = tag;
+      else if (tag === openTag) openTag = null;
+    }
+    if (openTag === null && /;\s*$/.test(line)) {
+      statements.push(current.join('\n').replace(/;\s*$/, ''));
+      current = [];
+    }
+  }
+  statements.push(current.join('\n'));
+  return statements.map((s) => s.trim()).filter(Boolean);
 }
