@@ -263,12 +263,15 @@ describe('deferred index records', () => {
     try {
       assert.deepEqual(await totalsState(), TOTALS_KEPT);
       const deferral = await deferIndexes(db, ['contracts', 'signals']);
-      assert.deepEqual(await totalsState(), TOTALS_DEFERRED);
-      await contract(added[0] as string, 1234);
-      await assert.rejects(assertSummed(db, 'written while deferred'));
-      await assertTotalsAreContracts(db, 'LMT');
-      // The process stops; the record stays, and so do the totals' triggers, off.
-      await deferral.release();
+      try {
+        assert.deepEqual(await totalsState(), TOTALS_DEFERRED);
+        await contract(added[0] as string, 1234);
+        await assert.rejects(assertSummed(db, 'written while deferred'));
+        await assertTotalsAreContracts(db, 'LMT');
+      } finally {
+        // The process stops; the record stays, and so do the totals' triggers, off.
+        await deferral.release();
+      }
       assert.deepEqual(await totalsState(), TOTALS_DEFERRED);
       await migrate(db);
       assert.deepEqual(await totalsState(), TOTALS_KEPT);
