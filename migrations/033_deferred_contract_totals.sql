@@ -1,7 +1,8 @@
 -- A large import (one that defers the list indexes: src/store/deferred-indexes.ts) also turns off the
 -- statement triggers that keep the contracts' totals (migration 029) and sums the contracts once at its
--- end: per statement the triggers cost 10–12 µs of server CPU per award of a 1 M-award import
--- (docs/EVALUATION.md, "Ingest at 50,000 awards/s"), the one sum a few seconds in all.
+-- end: the triggers cost the server 6–8 µs of CPU per award written (a delta row per cell and batch,
+-- then compactions), one sum over the table about 1 µs per contract (docs/EVALUATION.md, §5, "Ingest at
+-- 50,000 awards/s").
 --
 -- The deferral is recorded here in the transaction that turns the triggers off, so an import that stops
 -- mid-way leaves the record, and the next start turns them on and sums again. While a record stands, the
