@@ -258,6 +258,7 @@ function sqlStage(text: string): string {
   if (/^SELECT c\.ticker, c\.source, c\.award_date/.test(t)) return 'db: load trailing history';
   if (t.startsWith('WITH pairs AS')) return 'db: link announcements';
   if (t.startsWith('CREATE INDEX')) return 'db: build deferred indexes';
+  if (t.startsWith('SELECT restore_contract_totals()')) return "db: sum the deferred contracts' totals";
   if (t.startsWith('SELECT c.id, c.unscored FROM')) return 'db: probe stored contracts';
   if (t.startsWith('SELECT c.id, c.available_at FROM')) return "db: new signals' availability";
   if (t.startsWith('SELECT c.ticker, count(*)')) return 'db: count contracts to score';

@@ -119,7 +119,7 @@ export async function importAwardFile(
       deferred = await deferForImport(ctx, estimate, options.deferIndexesFrom ?? DEFER_INDEXES_FROM);
       if (deferred.names.length > 0)
         options.log?.(
-          `import: ≈ ${estimate} awards: the ${deferred.names.length} list indexes of contracts and signals are built at the end`,
+          `import: ≈ ${estimate} awards: the ${deferred.names.length} list indexes of contracts and signals are built at the end, the contracts' totals summed then`,
         );
       pool = await startPool(ctx, estimate, options);
     }

@@ -11,6 +11,10 @@
  * An import owns its deferral by holding a shared advisory lock for as long as it has indexes to build
  * (a transaction kept open on one pool connection: the lock, and nothing else, goes when the process
  * does).
+ *
+ * Deferring the contracts' indexes also defers their totals (migration 033): the summary's triggers are
+ * turned off, recorded in the same transaction, and the summary is summed once when the contracts'
+ * indexes are built (or by the next start, as the indexes are).
  */
 import type { Db } from './db.ts';
 
@@ -72,6 +76,8 @@ async function dropAndRecord(db: Db, tables: readonly DeferrableTable[]): Promis
         ]);
         await tx.query(`DROP INDEX ${quoteIdent(index.name)}`);
       }
+      if (indexes.length > 0 && tables.includes('contracts'))
+        await tx.query('SELECT defer_contract_totals()');
       return indexes.map((i) => i.name);
     });
   } catch (error) {
@@ -125,7 +131,8 @@ export async function restoreAbandonedIndexes(db: Db): Promise<string[]> {
  * Builds every recorded index of `tables` (all tables when omitted) that is still missing and
  * clears its record; returns the names built. Each index is built in its own transaction, so on
  * PostgreSQL they are built side by side; a concurrent caller waits on the record's row lock and
- * then finds it gone.
+ * then finds it gone. With the contracts' indexes, deferred totals are summed again beside them
+ * (named `contract_totals`, last, among those returned).
  */
 export async function restoreIndexes(db: Db, tables?: readonly DeferrableTable[]): Promise<string[]> {
   const recorded = await db.query<{ name: string; definition: string }>(
@@ -133,8 +140,9 @@ export async function restoreIndexes(db: Db, tables?: readonly DeferrableTable[]
      ORDER BY name`,
     [tables ?? null],
   );
-  const built = await Promise.all(
-    recorded.map((index) =>
+  const totals = tables === undefined || tables.includes('contracts') ? [restoreTotals(db)] : [];
+  const built = await Promise.all([
+    ...recorded.map((index) =>
       db.transaction(async (tx) => {
         const claimed = await tx.query('DELETE FROM deferred_indexes WHERE name = $1 RETURNING name', [
           index.name,
@@ -149,8 +157,15 @@ export async function restoreIndexes(db: Db, tables?: readonly DeferrableTable[]
         return index.name;
       }),
     ),
-  );
+    ...totals,
+  ]);
   return built.filter((name): name is string => name !== null);
+}
+
+/** The contracts' totals summed again and their triggers turned back on, if a deferral is recorded. */
+async function restoreTotals(db: Db): Promise<string | null> {
+  const [row] = await db.query<{ restored: boolean }>('SELECT restore_contract_totals() AS restored');
+  return row?.restored ? 'contract_totals' : null;
 }
 
 const quoteIdent = (name: string): string => `"${name.replaceAll('"', '""')}"`;

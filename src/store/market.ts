@@ -41,6 +41,22 @@ export interface CompanyCounts {
 }
 
 /**
+ * The ticker's `$1` contracts as (agency, classification, count, value) rows to sum: the cells of the
+ * summary of migration 029 and its deltas not yet compacted — or, while a large import has the summary's
+ * triggers off (migration 033), the contracts themselves, one row each, so the sums stay exact meanwhile.
+ * The deferral's record is read once per statement (a one-time filter), in the statement's snapshot, as
+ * the rows are: the import turns the triggers off and on in the transactions that write and clear it.
+ */
+const TOTALS_CELLS = `SELECT awarding_agency, nlp_classification, count, total_value FROM contract_totals
+    WHERE ticker = $1 AND NOT (SELECT EXISTS (SELECT 1 FROM deferred_contract_totals))
+  UNION ALL
+  SELECT awarding_agency, nlp_classification, count, total_value FROM contract_total_deltas
+    WHERE ticker = $1 AND NOT (SELECT EXISTS (SELECT 1 FROM deferred_contract_totals))
+  UNION ALL
+  SELECT awarding_agency, nlp_classification, 1::bigint, contract_value FROM contracts
+    WHERE ticker = $1 AND (SELECT EXISTS (SELECT 1 FROM deferred_contract_totals))`;
+
+/**
  * A stored company with its recent contracts. `counts`: its count and total value when the caller is
  * summing its contracts anyway (the dashboard's company page, by agency and classification), so they are
  * not read a second time; else they are summed here.
@@ -57,8 +73,7 @@ export async function getCompany(
     ? ''
     : `CROSS JOIN LATERAL (SELECT COALESCE(sum(s.count), 0)::int AS contract_count,
          COALESCE(sum(s.total_value), 0)::bigint AS total_contract_value
-       FROM (SELECT count, total_value FROM contract_totals WHERE ticker = $1
-             UNION ALL SELECT count, total_value FROM contract_total_deltas WHERE ticker = $1) s) t`;
+       FROM (${TOTALS_CELLS}) s) t`;
   const companies = await db.query<CompanyRecord>(
     `SELECT co.ticker, co.name, co.cik, co.exchange, co.sector, co.industry,
        COALESCE((SELECT array_agg(a.alias_norm ORDER BY a.alias_norm) FROM company_aliases a WHERE a.ticker = co.ticker), '{}') AS aliases
@@ -294,9 +309,7 @@ export async function companyTotals(
   const rows = await db.query<ContractTotal & { kind: 'agency' | 'classification' }>(
     `WITH cells AS (
        SELECT awarding_agency, nlp_classification, sum(count) AS count, sum(total_value) AS total_value
-       FROM (SELECT awarding_agency, nlp_classification, count, total_value FROM contract_totals WHERE ticker = $1
-             UNION ALL
-             SELECT awarding_agency, nlp_classification, count, total_value FROM contract_total_deltas WHERE ticker = $1) s
+       FROM (${TOTALS_CELLS}) s
        GROUP BY awarding_agency, nlp_classification HAVING sum(count) <> 0)
      SELECT CASE WHEN GROUPING(awarding_agency) = 0 THEN 'agency' ELSE 'classification' END AS kind,
        CASE WHEN GROUPING(awarding_agency) = 0 THEN awarding_agency ELSE nlp_classification END AS name,

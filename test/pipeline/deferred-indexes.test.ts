@@ -13,6 +13,7 @@ import { deferIndexes, restoreAbandonedIndexes, restoreIndexes } from '../../src
 import { migrate } from '../../src/store/migrate.ts';
 import { seededDb } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
+import { assertSummed, assertTotalsAreContracts } from '../support/totals.ts';
 
 let db: Db;
 let ctx: PipelineContext;
@@ -67,6 +68,56 @@ async function signalRows(): Promise<string[]> {
   return rows.map((r) => r.k);
 }
 
+/** Every stored column of the file's contracts but the import's timestamps, in id order. */
+async function contractRows(): Promise<unknown[]> {
+  const rows = await db.query<{ row: unknown }>(
+    `SELECT to_jsonb(c) - 'first_seen_at' - 'available_at' - 'updated_at' AS row
+     FROM contracts c WHERE id = ANY($1::text[]) ORDER BY id`,
+    [ids],
+  );
+  return rows.map((r) => r.row);
+}
+
+/** Whether the triggers keeping the contracts' totals (migration 029) are on, and a deferral recorded. */
+async function totalsState(): Promise<{ triggers: string[]; deferred: boolean }> {
+  const triggers = await db.query<{ t: string }>(
+    `SELECT tgname || ' ' || tgenabled::text AS t FROM pg_trigger
+     WHERE tgrelid = 'contracts'::regclass AND tgname LIKE 'contracts\\_totals\\_%' ORDER BY tgname`,
+  );
+  const deferred = await db.query('SELECT 1 FROM deferred_contract_totals');
+  return { triggers: triggers.map((r) => r.t), deferred: deferred.length > 0 };
+}
+
+/** 'O': fires (origin and local sessions); 'D': disabled. TRUNCATE's stays on throughout. */
+const TOTALS_KEPT = {
+  triggers: [
+    'contracts_totals_deleted O',
+    'contracts_totals_inserted O',
+    'contracts_totals_truncated O',
+    'contracts_totals_updated O',
+  ],
+  deferred: false,
+};
+const TOTALS_DEFERRED = {
+  triggers: [
+    'contracts_totals_deleted D',
+    'contracts_totals_inserted D',
+    'contracts_totals_truncated O',
+    'contracts_totals_updated D',
+  ],
+  deferred: true,
+};
+
+/** The tickers of the file's stored contracts, each one's totals as the company page reads them. */
+async function assertTotalsRead(): Promise<void> {
+  const tickers = await db.query<{ ticker: string }>(
+    'SELECT DISTINCT ticker FROM contracts WHERE id = ANY($1::text[]) AND ticker IS NOT NULL ORDER BY 1',
+    [ids],
+  );
+  assert.ok(tickers.length > 0);
+  for (const { ticker } of tickers) await assertTotalsAreContracts(db, ticker);
+}
+
 before(async () => {
   db = await seededDb();
   ctx = await createPipelineContext(db, { signalThreshold: 75 });
@@ -114,21 +165,26 @@ describe('list indexes deferred by a large import', () => {
     const written = await importAwardFile(ctx, csv, { deferIndexesFrom: Number.POSITIVE_INFINITY });
     assert.ok(written.signals_created > 0);
     const expected = await signalRows();
+    const expectedContracts = await contractRows();
 
     await db.query('TRUNCATE contracts');
     const lines: string[] = [];
     let during: Promise<string[]> | null = null;
     // Another process starting meanwhile builds none of them.
     let otherStart: Promise<string[]> | null = null;
+    // The contracts' totals are not kept meanwhile (the company page sums the contracts: below).
+    let totalsDuring: Promise<{ triggers: string[]; deferred: boolean }> | null = null;
     const deferred = await importAwardFile(ctx, csv, {
       deferIndexesFrom: 1,
       log: (line) => {
         lines.push(line);
         if (!line.startsWith('import: 40 records read')) return;
         during ??= indexes();
+        totalsDuring ??= totalsState();
         otherStart ??= during.then(() => restoreAbandonedIndexes(db));
       },
     });
+    assert.deepEqual(await (totalsDuring ?? Promise.resolve(null)), TOTALS_DEFERRED);
     assert.deepEqual(await (otherStart ?? Promise.resolve([])), []);
     assert.ok(otherStart, 'the other start ran during the import');
     assert.ok(lines.some((l) => /the 10 list indexes of contracts and signals are built at the end/.test(l)));
@@ -149,6 +205,11 @@ describe('list indexes deferred by a large import', () => {
     assert.equal(deferred.inserted, written.inserted);
     assert.equal(deferred.signals_created, written.signals_created);
     assert.deepEqual(await signalRows(), expected);
+    assert.deepEqual(await contractRows(), expectedContracts);
+    // Summed once at the end, and kept by the triggers again.
+    assert.deepEqual(await totalsState(), TOTALS_KEPT);
+    await assertSummed(db, 'after the import');
+    await assertTotalsRead();
   });
 
   test('an import that fails after deferring builds the indexes before it reports the failure', async () => {
@@ -166,6 +227,8 @@ describe('list indexes deferred by a large import', () => {
     );
     assert.deepEqual(await indexes(), migrated);
     assert.equal(await hasDeferredIndexes(), false);
+    assert.deepEqual(await totalsState(), TOTALS_KEPT);
+    await assertSummed(db, 'after the failed import');
   });
 });
 
@@ -188,6 +251,39 @@ describe('deferred index records', () => {
     assert.equal(await hasDeferredIndexes(), false);
   });
 
+  test("an import that stopped mid-way leaves the contracts' totals to the next start, read right meanwhile", async () => {
+    const contract = (id: string, value: number) =>
+      db.query(
+        `INSERT INTO contracts (id, ticker, recipient_name, award_date, contract_value, awarding_agency,
+           nlp_classification, match_confidence, match_method)
+         VALUES ($1, 'LMT', 'Deferred Totals Test', '2024-05-01', $2, 'Deferred Totals Agency', 'aircraft', 1, 'exact')`,
+        [id, value],
+      );
+    const added = ['CONT_AWD_DEFERRED_TOTALS_1', 'CONT_AWD_DEFERRED_TOTALS_2'];
+    try {
+      assert.deepEqual(await totalsState(), TOTALS_KEPT);
+      const deferral = await deferIndexes(db, ['contracts', 'signals']);
+      try {
+        assert.deepEqual(await totalsState(), TOTALS_DEFERRED);
+        await contract(added[0] as string, 1234);
+        await assert.rejects(assertSummed(db, 'written while deferred'));
+        await assertTotalsAreContracts(db, 'LMT');
+      } finally {
+        // The process stops; the record stays, and so do the totals' triggers, off.
+        await deferral.release();
+      }
+      assert.deepEqual(await totalsState(), TOTALS_DEFERRED);
+      await migrate(db);
+      assert.deepEqual(await totalsState(), TOTALS_KEPT);
+      await assertSummed(db, 'summed again at the start');
+      await contract(added[1] as string, 99);
+      await assertSummed(db, 'kept again');
+      await assertTotalsAreContracts(db, 'LMT');
+    } finally {
+      await db.query('DELETE FROM contracts WHERE id = ANY($1::text[])', [added]);
+    }
+  });
+
   test('a start while another process still imports leaves that import its indexes to build', async () => {
     const deferral = await deferIndexes(db, ['contracts', 'signals']);
     assert.deepEqual(deferral.names, LIST_INDEXES);
@@ -200,6 +296,7 @@ describe('deferred index records', () => {
         [],
       );
       assert.equal(await hasDeferredIndexes(), true);
+      assert.deepEqual(await totalsState(), TOTALS_DEFERRED);
     } finally {
       await deferral.release();
     }
@@ -207,6 +304,7 @@ describe('deferred index records', () => {
     await migrate(db);
     assert.deepEqual(await indexes(), migrated);
     assert.equal(await hasDeferredIndexes(), false);
+    assert.deepEqual(await totalsState(), TOTALS_KEPT);
   });
 
   test('restoring builds only what is missing and clears the records of indexes that exist', async () => {

@@ -4,41 +4,13 @@ import pg from 'pg';
 import type { Db } from '../../src/store/db.ts';
 import { companyTotals } from '../../src/store/market.ts';
 import { seededDb } from '../support/db.ts';
-import { assertTotalsAreContracts } from '../support/totals.ts';
+import { assertSummed, assertTotalsAreContracts } from '../support/totals.ts';
 
 // Migration 029 keeps the contracts' count and value by (ticker, agency, classification) in
 // `contract_totals` and the append-only `contract_total_deltas`, from statement triggers on contracts.
 // Whatever writes the contracts, the two must sum to what a GROUP BY over the contracts gives.
 
-interface Cell {
-  ticker: string;
-  awarding_agency: string;
-  nlp_classification: string;
-  count: string;
-  total_value: string;
-}
-
-const CELLS_OF_CONTRACTS = `SELECT ticker, awarding_agency, nlp_classification, count(*)::text AS count,
-    sum(contract_value)::text AS total_value
-  FROM contracts WHERE ticker IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
-const CELLS_OF_SUMMARY = `SELECT ticker, awarding_agency, nlp_classification, sum(count)::text AS count,
-    sum(total_value)::text AS total_value
-  FROM (SELECT ticker, awarding_agency, nlp_classification, count, total_value FROM contract_totals
-        UNION ALL SELECT ticker, awarding_agency, nlp_classification, count, total_value FROM contract_total_deltas) s
-  GROUP BY 1, 2, 3 HAVING sum(count) <> 0 ORDER BY 1, 2, 3`;
-
-type Runner = { query<T>(sql: string, params?: unknown[]): Promise<T[]> };
-
-async function assertSummed(db: Runner, when: string): Promise<void> {
-  const [expected, summary] = [
-    await db.query<Cell>(CELLS_OF_CONTRACTS),
-    await db.query<Cell>(CELLS_OF_SUMMARY),
-  ];
-  assert.ok(expected.length > 0, when);
-  assert.deepEqual(summary, expected, when);
-}
-
-const deltas = async (db: Runner) =>
+const deltas = async (db: Db) =>
   Number((await db.query<{ n: string }>('SELECT count(*) AS n FROM contract_total_deltas'))[0]?.n);
 
 let serial = 0;

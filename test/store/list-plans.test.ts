@@ -25,6 +25,7 @@ async function plansOf(
   db: Db,
   run: (recorder: Queryable) => Promise<unknown>,
   hidden: readonly string[] = [],
+  explain = 'EXPLAIN',
 ): Promise<string[]> {
   const sent: { text: string; params: readonly unknown[] | undefined }[] = [];
   await run({
@@ -40,7 +41,7 @@ async function plansOf(
         await tx.query('SET LOCAL enable_seqscan = off');
         await tx.query('SET LOCAL enable_bitmapscan = off');
         for (const index of hidden) await tx.query(`DROP INDEX ${index}`);
-        const plan = await tx.query<{ 'QUERY PLAN': string }>(`EXPLAIN ${text}`, params);
+        const plan = await tx.query<{ 'QUERY PLAN': string }>(`${explain} ${text}`, params);
         if (hidden.length > 0) throw new PlanRead(plan);
         return plan;
       })
@@ -182,13 +183,23 @@ describe("a company's totals", () => {
   test('are read from the summary the database keeps, not from the contracts', async () => {
     const db = await seededDb();
     try {
-      const plans = await plansOf(db, async (q) => {
-        await getCompany(q, 'LMT', 20);
-        await companyTotals(q, 'LMT');
-      });
+      // Run (ANALYZE): the contracts are in the plan, behind the one-time filter of a large import's
+      // deferral of the summary (migration 033), and never read without one.
+      const plans = await plansOf(
+        db,
+        async (q) => {
+          await getCompany(q, 'LMT', 20);
+          await companyTotals(q, 'LMT');
+        },
+        [],
+        'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF)',
+      );
       const [company, totals] = [plans[0] ?? '', plans.at(-1) ?? ''];
       for (const plan of [company, totals]) {
-        assert.doesNotMatch(plan, /on contracts/, plan);
+        const read = plan
+          .split('\n')
+          .filter((line) => /on contracts/.test(line) && !/never executed/.test(line));
+        assert.deepEqual(read, [], plan);
         assert.match(plan, /on contract_totals/, plan);
         assert.match(plan, /on contract_total_deltas/, plan);
       }

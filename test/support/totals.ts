@@ -31,3 +31,35 @@ export async function assertTotalsAreContracts(
   }
   return totals;
 }
+
+interface Cell {
+  ticker: string;
+  awarding_agency: string;
+  nlp_classification: string;
+  count: string;
+  total_value: string;
+}
+
+const CELLS_OF_CONTRACTS = `SELECT ticker, awarding_agency, nlp_classification, count(*)::text AS count,
+    sum(contract_value)::text AS total_value
+  FROM contracts WHERE ticker IS NOT NULL GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`;
+const CELLS_OF_SUMMARY = `SELECT ticker, awarding_agency, nlp_classification, sum(count)::text AS count,
+    sum(total_value)::text AS total_value
+  FROM (SELECT ticker, awarding_agency, nlp_classification, count, total_value FROM contract_totals
+        UNION ALL SELECT ticker, awarding_agency, nlp_classification, count, total_value FROM contract_total_deltas) s
+  GROUP BY 1, 2, 3 HAVING sum(count) <> 0 ORDER BY 1, 2, 3`;
+
+type Runner = { query<T>(sql: string, params?: unknown[]): Promise<T[]> };
+
+/**
+ * Asserts that the summary of migration 029 (its cells and deltas, every ticker) is what a GROUP BY over
+ * the contracts gives now, and that there are contracts with a ticker to sum.
+ */
+export async function assertSummed(db: Runner, when: string): Promise<void> {
+  const [expected, summary] = [
+    await db.query<Cell>(CELLS_OF_CONTRACTS),
+    await db.query<Cell>(CELLS_OF_SUMMARY),
+  ];
+  assert.ok(expected.length > 0, when);
+  assert.deepEqual(summary, expected, when);
+}
