@@ -77,12 +77,14 @@ await context.addCookies([{ name: SESSION_COOKIE, value: token, url: `${base}/da
 /**
  * Where a load of the company page went, from the page's own clock (ms since navigation): until its
  * view asked for its data; each of its three API responses (from request to last byte, so the server's
- * time and the transfer); and from the last data to the chart's first frame (parsing the responses
- * aside, the browser's work: the page's tables and the chart with its bars, markers and band).
+ * time and the transfer) and the company response's size; and from the last data to the chart's first
+ * frame (the browser's work: parsing the responses, the page's tables and the chart with its bars,
+ * markers and band).
  */
 interface CompanyLoad {
   view: number;
   company: number;
+  companyBytes: number;
   candles: number;
   drawn: number;
 }
@@ -93,9 +95,9 @@ async function companyLoad(page: Page): Promise<CompanyLoad> {
   const probe = (await page.evaluate(`(() => {
     const box = document.querySelector('#company-chart');
     const api = performance.getEntriesByType('resource').filter((e) => e.name.includes('/dashboard/api/'))
-      .map((e) => ({ name: e.name, start: e.startTime, end: e.responseEnd }));
+      .map((e) => ({ name: e.name, start: e.startTime, end: e.responseEnd, bytes: e.decodedBodySize }));
     return { ms: Number(box.dataset.ms), api };
-  })()`)) as { ms: number; api: { name: string; start: number; end: number }[] };
+  })()`)) as { ms: number; api: { name: string; start: number; end: number; bytes: number }[] };
   const one = (part: string) => probe.api.filter((e) => e.name.includes(part)).at(-1);
   const company = one('/api/companies/');
   const candles = one(`/api/candles/${longest?.ticker}`);
@@ -106,6 +108,7 @@ async function companyLoad(page: Page): Promise<CompanyLoad> {
   return {
     view,
     company: company.end - company.start,
+    companyBytes: company.bytes,
     candles: candles.end - candles.start,
     drawn: view + probe.ms - lastData,
   };
@@ -208,15 +211,16 @@ const line = (label: string, t: number[]) =>
 line('keys page (baseline)', keys);
 line(`company page ${longest.ticker}`, company);
 line('contract page', contractPage);
-const part = (label: string, pick: (l: CompanyLoad) => number) => {
+const part = (label: string, pick: (l: CompanyLoad) => number, unit = 'ms') => {
   const t = companyLoads.map(pick).sort((a, b) => a - b);
   console.log(
-    `    ${label.padEnd(44)} median ${median(t).toFixed(0)} ms, min ${t[0]?.toFixed(0)}, max ${t.at(-1)?.toFixed(0)}`,
+    `    ${label.padEnd(44)} median ${median(t).toFixed(0)} ${unit}, min ${t[0]?.toFixed(0)}, max ${t.at(-1)?.toFixed(0)}`,
   );
 };
 console.log(`  company page ${longest.ticker}, its parts (page clock):`);
 part('navigation → the view asks for its data', (l) => l.view);
 part(`GET /dashboard/api/companies/${longest.ticker} (request → last byte)`, (l) => l.company);
+part(`  its JSON`, (l) => l.companyBytes, 'bytes');
 part(`GET /dashboard/api/candles/${longest.ticker}`, (l) => l.candles);
 part('last response → chart drawn', (l) => l.drawn);
 const frames = (label: string, f: number[]) => {

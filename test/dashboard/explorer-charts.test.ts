@@ -9,6 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
+import { mergeAwardDays } from '../../src/dashboard/routes/companies.ts';
 import { openSession, SESSION_COOKIE } from '../../src/dashboard/sessions.ts';
 import type { Plan } from '../../src/domain/plans.ts';
 import type { App } from '../../src/http/types.ts';
@@ -51,10 +52,20 @@ after(async () => {
   await db?.close();
 });
 
+interface AwardDay {
+  award_date: string;
+  nlp_classification: string;
+  count: number;
+  total_value: number;
+  top_id: string;
+  top_value: number;
+  top_score: number | null;
+}
+
 interface CompanyPage {
   company: { ticker: string; contract_count: number; total_contract_value: number };
   recent_contracts: { id: string }[];
-  awards: { id: string; award_date: string; signal_score: number | null; contract_value: number }[];
+  award_days: AwardDay[];
   totals: Record<'by_agency' | 'by_classification', { name: string; count: number; total_value: number }[]>;
   candle_range: { first: string; last: string } | null;
   regime_tier: string;
@@ -62,23 +73,30 @@ interface CompanyPage {
 }
 
 describe('explorer API', () => {
-  test('a company: every award as a marker with its score, totals that add up, the candles it has', async () => {
+  test('a company: its awards grouped by day and classification with their best score, totals that add up, the candles it has', async () => {
     const res = await get('developer', '/dashboard/api/companies/lmt');
     assert.equal(res.statusCode, 200, res.body);
     const page = res.json<CompanyPage>();
-    const [stored] = await db.query<{ n: number; scored: number }>(
-      `SELECT count(*)::int AS n, count(*) FILTER (WHERE EXISTS (SELECT 1 FROM signals s WHERE s.contract_id = c.id
-         AND s.engine_name = 'materiality'))::int AS scored FROM contracts c WHERE ticker = 'LMT'`,
+    const [stored] = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM contracts WHERE ticker = 'LMT'",
     );
-    assert.equal(page.awards.length, stored?.n);
     // Counted from the totals (the page reads the contracts once): the same as counting them.
     assert.equal(page.company.contract_count, stored?.n);
-    assert.equal(page.awards.filter((a) => a.signal_score !== null).length, stored?.scored);
-    assert.deepEqual(
-      page.awards.map((a) => a.award_date),
-      page.awards.map((a) => a.award_date).sort(),
-      'oldest first',
+    // Each day and classification once, its sums and its highest-scored award (the latest signal of the
+    // default engine; the first id among equal scores, unscored last) as the contracts give them.
+    const days = await db.query<AwardDay>(
+      `SELECT DISTINCT ON (c.award_date, c.nlp_classification COLLATE "C") c.award_date::text, c.nlp_classification,
+         count(*) OVER day::int AS count, (sum(c.contract_value) OVER day)::float8 AS total_value,
+         c.id AS top_id, c.contract_value::float8 AS top_value, s.signal_score AS top_score
+       FROM contracts c LEFT JOIN LATERAL (SELECT signal_score FROM signals s WHERE s.contract_id = c.id
+         AND s.engine_name = 'materiality' ORDER BY computed_at DESC LIMIT 1) s ON true
+       WHERE c.ticker = 'LMT'
+       WINDOW day AS (PARTITION BY c.award_date, c.nlp_classification)
+       ORDER BY c.award_date, c.nlp_classification COLLATE "C", s.signal_score DESC NULLS LAST, c.id COLLATE "C"`,
     );
+    assert.deepEqual(page.award_days, days);
+    assert.ok(days.length < (stored?.n ?? 0), 'LMT has days of several awards of one classification');
+    assert.ok(days.some((d) => d.top_score !== null));
     for (const list of [page.totals.by_agency, page.totals.by_classification]) {
       assert.equal(
         list.reduce((sum, t) => sum + t.count, 0),
@@ -107,15 +125,51 @@ describe('explorer API', () => {
       "SELECT count(*)::int AS n FROM contracts WHERE ticker = 'UTX'",
     );
     assert.ok((earlier?.n ?? 0) > 0, 'the demo data has United Technologies-era awards');
-    assert.equal(page.awards.length, stored?.n);
-    assert.deepEqual(
-      page.awards.map((a) => a.award_date),
-      page.awards.map((a) => a.award_date).sort(),
-      'oldest first',
+    const days = page.award_days;
+    assert.equal(
+      days.reduce((sum, d) => sum + d.count, 0),
+      stored?.n,
+    );
+    assert.ok(
+      days.every(
+        (d, i) =>
+          i === 0 ||
+          `${days[i - 1]?.award_date} ${days[i - 1]?.nlp_classification}` <
+            `${d.award_date} ${d.nlp_classification}`,
+      ),
+      'oldest first, one group a day and classification',
     );
     assert.deepEqual(
       page.history?.listings.map((l) => l.ticker),
       ['UTX', 'RTX'],
+    );
+  });
+
+  test("two listing eras' groups of one day and classification are summed, the best award the higher-scored", () => {
+    const day = (date: string, kind: string, count: number, top_id: string, top_score: number | null) => ({
+      award_date: date,
+      nlp_classification: kind,
+      count,
+      total_value: count * 10,
+      top_id,
+      top_value: 10,
+      top_score,
+    });
+    const merged = mergeAwardDays([
+      day('2020-04-03', 'missiles', 1, 'RTX-2', 50),
+      day('2020-04-03', 'aircraft', 2, 'RTX-1', 40),
+      day('2020-04-02', 'aircraft', 1, 'RTX-0', null),
+      day('2020-04-03', 'aircraft', 3, 'UTX-9', 80),
+      day('2020-04-03', 'missiles', 1, 'UTX-8', 50),
+      day('2020-04-02', 'aircraft', 4, 'UTX-7', null),
+    ]);
+    assert.deepEqual(
+      merged.map((d) => [d.award_date, d.nlp_classification, d.count, d.total_value, d.top_id, d.top_score]),
+      [
+        ['2020-04-02', 'aircraft', 5, 50, 'RTX-0', null],
+        ['2020-04-03', 'aircraft', 5, 50, 'UTX-9', 80],
+        ['2020-04-03', 'missiles', 2, 20, 'RTX-2', 50],
+      ],
     );
   });
 
@@ -150,7 +204,7 @@ describe('explorer API', () => {
   test('a company without candles has no range; candles of one that has none are a 404', async () => {
     const page = (await get('developer', '/dashboard/api/companies/HON')).json<CompanyPage>();
     assert.equal(page.candle_range, null);
-    assert.ok(page.awards.length > 0);
+    assert.ok(page.award_days.length > 0);
     const candles = await get('developer', '/dashboard/api/candles/HON');
     assert.equal(candles.statusCode, 404);
     assert.equal(candles.json<Envelope>().error.message, 'unknown ticker: HON');
@@ -355,12 +409,13 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     assert.ok((await page.locator('#company-chart canvas').count()) > 0, 'drawn on canvas');
     const data = (await get('institutional', '/dashboard/api/companies/LMT')).json<CompanyPage>();
     const first = data.candle_range?.first ?? '';
-    const inRange = data.awards.filter((a) => a.award_date >= first);
-    const days = (awards: { award_date: string }[]) => new Set(awards.map((a) => a.award_date)).size;
+    const inRange = data.award_days.filter((d) => d.award_date >= first);
+    const days = (groups: AwardDay[]) => new Set(groups.map((d) => d.award_date)).size;
+    const awards = (groups: AwardDay[]) => groups.reduce((sum, d) => sum + d.count, 0);
     // One marker a day: LMT has days of several awards, so fewer markers than awards.
-    assert.ok(days(inRange) < inRange.length);
+    assert.ok(days(inRange) < awards(inRange));
     assert.equal(Number(await chartAttribute('data-markers')), days(inRange));
-    assert.equal(Number(await chartAttribute('data-awards')), inRange.length);
+    assert.equal(Number(await chartAttribute('data-awards')), awards(inRange));
     // Acquisitions are marked on the chart: Sikorsky (2015-11-06) and the ULA venture (2006-12-01).
     const historyMarks = Number(await page.locator('#company-chart').getAttribute('data-history-marks'));
     assert.ok(historyMarks >= 2, `${historyMarks} history marks`);
@@ -372,11 +427,10 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     await shot('explorer-company');
 
     await page.locator('#award-filter').selectOption('aircraft');
-    const aircraft = inRange.filter(
-      (a) => (a as { nlp_classification?: string }).nlp_classification === 'aircraft',
-    );
+    const aircraft = inRange.filter((d) => d.nlp_classification === 'aircraft');
+    assert.ok(days(aircraft) > 0 && days(aircraft) < days(inRange));
     assert.equal(Number(await chartAttribute('data-markers')), days(aircraft));
-    assert.equal(Number(await chartAttribute('data-awards')), aircraft.length);
+    assert.equal(Number(await chartAttribute('data-awards')), awards(aircraft));
     const classes = await page.locator('#recent-contracts tbody td:nth-child(4)').allTextContents();
     assert.ok(
       classes.every((c) => c === 'aircraft' || c.startsWith('No recent')),
@@ -402,19 +456,31 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     await open('institutional');
     await page.goto(`${base}/dashboard#/companies/LMT`);
     await companyReady();
-    const award = (id: string, date: string, value: number, score: number | null) => ({
-      id,
+    // The server's groups: a day and classification each, with their count, total and best award.
+    const group = (
+      date: string,
+      kind: string,
+      count: number,
+      total: number,
+      top: [string, number | null],
+    ) => ({
       award_date: date,
-      contract_value: value,
-      signal_score: score,
+      nlp_classification: kind,
+      count,
+      total_value: total,
+      top_id: top[0],
+      top_value: total / count,
+      top_score: top[1],
     });
     const lists = [
-      [award('a', '2019-05-01', 1e9, 60)],
+      [group('2019-05-01', 'aircraft', 1, 1e9, ['a', 60])],
       [
-        award('b', '2019-05-02', 6e8, 60),
-        award('c', '2019-05-02', 3e8, 90),
-        award('d', '2019-05-02', 1e8, null),
-        award('e', '2019-05-03', 1e6, null),
+        group('2019-05-02', 'aircraft', 2, 7e8, ['b', 60]),
+        group('2019-05-02', 'missiles', 1, 3e8, ['c', 90]),
+        group('2019-05-03', 'aircraft', 1, 1e6, ['e', null]),
+        group('2019-05-03', 'missiles', 1, 1e6, ['d', null]),
+        group('2019-05-04', 'aircraft', 1, 1e6, ['g', 70]),
+        group('2019-05-04', 'missiles', 1, 1e6, ['f', 70]),
       ],
     ];
     // The page's own function, as the page loaded it (no named functions in here: the page has no
@@ -426,12 +492,14 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
       return input.map((awards) => dayMarkers(awards) as Marker[]);
     }, lists);
     const markers = { one: one ?? [], many: many ?? [] };
-    assert.equal(markers.many.length, 2, 'one marker per day');
-    const [busy, quiet] = markers.many;
+    assert.equal(markers.many.length, 3, 'one marker per day, whatever its classifications');
+    const [busy, quiet, tied] = markers.many;
     assert.equal(busy?.size, markers.one[0]?.size, 'sized by the day total ($1 B either way)');
     assert.equal(busy?.id, 'c', 'the highest-scored award of the day');
     assert.equal(busy?.color, '#c0262d', 'coloured by the highest score (90)');
     assert.equal(quiet?.color, '#c3cad2', 'unscored');
+    assert.equal(quiet?.id, 'd', 'unscored: the first id');
+    assert.equal(tied?.id, 'f', 'equal scores: the first id');
     // The price axis, at every range and in both scales (LMT: days of many awards, a long history).
     for (const scale of ['relative', 'price']) {
       await page.locator('#scale').selectOption(scale);

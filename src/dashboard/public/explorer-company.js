@@ -15,7 +15,7 @@ import {
   upgradeNotice,
 } from './explorer-charts.js';
 import { HISTORY_COLOR, historyEvents, historySection } from './explorer-history.js';
-import { dayMarkers, SCORE_COLORS, toDate, toTime, UNSCORED } from './explorer-markers.js';
+import { dayMarkers, mergeDays, SCORE_COLORS, toDate, toTime, UNSCORED } from './explorer-markers.js';
 
 const BENCHMARKS = ['ITA', 'SPY'];
 const RANGES = [
@@ -173,7 +173,7 @@ function controls(view) {
     h('option', { value: 'price' }, 'Price'),
   );
   scale.addEventListener('change', () => setScale(view, scale.value === 'relative'));
-  const classes = [...new Set(view.company.awards.map((a) => a.nlp_classification))].sort();
+  const classes = [...new Set(view.company.award_days.map((d) => d.nlp_classification))].sort();
   const filter = h(
     'select',
     { id: 'award-filter', 'aria-label': 'Awards shown' },
@@ -236,7 +236,8 @@ async function drawChart(view, box, legend) {
   });
   view.PriceScaleMode = PriceScaleMode;
   view.markers = createSeriesMarkers(price, []);
-  view.byDate = groupByDate(view.company.awards);
+  // The legend under the cursor: each day's awards, whatever the filter.
+  view.byDate = new Map(mergeDays(view.company.award_days).map((day) => [day.award_date, day]));
   setMarkers(view);
   if (view.company.regimes) drawRegimes(view, chart, HistogramSeries);
   setScale(view, view.relative);
@@ -250,19 +251,13 @@ async function drawChart(view, box, legend) {
   return chart;
 }
 
-function groupByDate(awards) {
-  const map = new Map();
-  for (const a of awards) map.set(a.award_date, [...(map.get(a.award_date) ?? []), a]);
-  return map;
-}
-
 function setMarkers(view) {
   if (!view.markers) return;
   const first = view.candles[0].date;
   const last = view.candles.at(-1).date;
-  const shown = view.company.awards.filter(
-    (a) =>
-      a.award_date >= first && a.award_date <= last && (!view.filter || a.nlp_classification === view.filter),
+  const shown = view.company.award_days.filter(
+    (d) =>
+      d.award_date >= first && d.award_date <= last && (!view.filter || d.nlp_classification === view.filter),
   );
   const events = historyEvents(view.company.history).filter((e) => e.date >= first && e.date <= last);
   const markers = dayMarkers(shown);
@@ -277,7 +272,7 @@ function setMarkers(view) {
   view.markers.setMarkers([...markers, ...history].sort((a, b) => a.time - b.time));
   const box = document.getElementById('company-chart');
   box?.setAttribute('data-markers', String(markers.length));
-  box?.setAttribute('data-awards', String(shown.length));
+  box?.setAttribute('data-awards', String(shown.reduce((sum, d) => sum + d.count, 0)));
   box?.setAttribute('data-history-marks', String(events.length));
 }
 
@@ -347,14 +342,15 @@ function showLegend(view, legend, param) {
   }
   const date = typeof param.time === 'number' ? toDate(param.time) : '';
   const regime = view.regimeAt?.(date);
-  const awards = view.byDate.get(date) ?? [];
+  const day = view.byDate.get(date);
   legend.replaceChildren(
     `${date}  O ${bar.open.toFixed(2)}  H ${bar.high.toFixed(2)}  L ${bar.low.toFixed(2)}  C ${bar.close.toFixed(2)}`,
     regime ? `  · regime: ${regimeLabel(regime)}` : '',
-    awards.length
-      ? `  · ${awards.length} award${awards.length > 1 ? 's' : ''}: ${awards
-          .map((a) => `${dollars(a.contract_value)} (score ${a.signal_score ?? '—'})`)
-          .join(', ')}`
+    day
+      ? day.count === 1
+        ? `  · 1 award: ${dollars(day.total_value)} (score ${day.top_score ?? '—'})`
+        : `  · ${count(day.count)} awards, ${dollars(day.total_value)} in total; highest score ` +
+          `${day.top_score ?? '—'} (${dollars(day.top_value)})`
       : '',
   );
 }

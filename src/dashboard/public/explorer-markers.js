@@ -20,25 +20,36 @@ const markerSize = (value) => Math.min(3, Math.max(0.5, 0.6 + 0.6 * Math.log10(M
 
 /**
  * One marker a day, however many awards it had: sized by the day's total value, coloured by its highest
- * score, clicking through to that highest-scored award (the legend lists them all). Markers of one day
- * would otherwise stack into a column reaching far from the candles.
+ * score, clicking through to that highest-scored award (the first id among equal scores). Markers of one
+ * day would otherwise stack into a column reaching far from the candles. `groups` are the server's
+ * award days (one per day and classification: count, total_value and the best award's top_id,
+ * top_value, top_score), oldest first.
  */
-export function dayMarkers(awards) {
+export function dayMarkers(groups) {
+  return mergeDays(groups).map((day) => ({
+    time: toTime(day.award_date),
+    position: 'aboveBar',
+    shape: 'circle',
+    color: scoreColor(day.top_score),
+    size: markerSize(day.total_value),
+    id: day.top_id,
+  }));
+}
+
+/** The groups of each day as one: counts and totals summed, the best award the highest-scored. */
+export function mergeDays(groups) {
   const days = new Map();
-  for (const a of awards) {
-    const day = days.get(a.award_date) ?? { date: a.award_date, total: 0, top: a };
-    day.total += a.contract_value;
-    if ((a.signal_score ?? -1) > (day.top.signal_score ?? -1)) day.top = a;
-    days.set(a.award_date, day);
+  for (const g of groups) {
+    const day = days.get(g.award_date);
+    if (!day) {
+      days.set(g.award_date, { ...g });
+      continue;
+    }
+    day.count += g.count;
+    day.total_value += g.total_value;
+    const [score, best] = [g.top_score ?? -1, day.top_score ?? -1];
+    if (score > best || (score === best && g.top_id < day.top_id))
+      Object.assign(day, { top_id: g.top_id, top_value: g.top_value, top_score: g.top_score });
   }
-  return [...days.values()]
-    .sort((a, b) => (a.date < b.date ? -1 : 1))
-    .map((day) => ({
-      time: toTime(day.date),
-      position: 'aboveBar',
-      shape: 'circle',
-      color: scoreColor(day.top.signal_score),
-      size: markerSize(day.total),
-      id: day.top.id,
-    }));
+  return [...days.values()].sort((a, b) => (a.award_date < b.award_date ? -1 : 1));
 }
