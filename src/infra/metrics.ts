@@ -3,6 +3,7 @@ import type { PoolStats, Queryable } from '../store/db.ts';
 import { type MetricFacts, metricFacts } from '../store/health.ts';
 import { AnnouncementMetrics } from './announcement-metrics.ts';
 import { ClusterMetricsClient } from './cluster-metrics.ts';
+import { DurationHistogram } from './duration-histogram.ts';
 import type { LimiterChannel } from './ipc-limiter.ts';
 import type { RateLimiter } from './limiter.ts';
 
@@ -58,8 +59,8 @@ export interface MetricSources {
 
 /**
  * The service's Prometheus metrics for operators: what the faults of docs/OPERATIONS.md look like as
- * series, and the requests served. Per request, one histogram observation on prom-client's child for
- * the request's labels, made once per (route, method, status) and kept; the limiter, the caches, the pool and the
+ * series, and the requests served. Per request, one histogram observation through the observer of the
+ * request's labels, made once per (route, method, status) and kept; the limiter, the caches, the pool and the
  * database are read when scraped; refusals, 503s, webhook attempts and ingests increment counters.
  */
 export class ServiceMetrics {
@@ -70,8 +71,8 @@ export class ServiceMetrics {
   readonly #attemptSeconds: Histogram<'outcome'>;
   readonly #ingestAwards: Counter<'source' | 'result'>;
   readonly #ingestSignals: Counter<'source'>;
-  readonly #duration: Histogram<'method' | 'route' | 'status_code'>;
-  /** route → method → status → the histogram's child: three Map lookups per request, no key built. */
+  readonly #duration: DurationHistogram;
+  /** route → method → status → the histogram's observer: three Map lookups per request, no key built. */
   readonly #children = new Map<string, Map<string, Map<number, Observe>>>();
   #cluster: ClusterMetricsClient | null = null;
   /** The live announcement poll's counters (pipeline/live-scheduler.ts). */
@@ -80,10 +81,9 @@ export class ServiceMetrics {
   constructor(sources: MetricSources) {
     const registers = [this.#registry];
     this.announcements = new AnnouncementMetrics(registers);
-    this.#duration = new Histogram({
+    this.#duration = new DurationHistogram({
       name: 'market_intel_http_request_duration_seconds',
       help: 'Time from the request arriving to the response sent, by method, route template (the matched route\'s URL pattern; "unmatched" for 404/405) and status code.',
-      labelNames: ['method', 'route', 'status_code'],
       buckets: DURATION_BUCKETS,
       registers,
     });
@@ -319,7 +319,7 @@ export class ServiceMetrics {
 
   /**
    * One answered request: `route` is the matched route's URL pattern or UNMATCHED_ROUTE, never a raw
-   * URL. The child of each (route, method, status) is made once and kept.
+   * URL. The observer of each (route, method, status) is made once and kept.
    */
   request(route: string, method: string, status: number, seconds: number): void {
     let byMethod = this.#children.get(route);
@@ -334,7 +334,7 @@ export class ServiceMetrics {
     }
     let observe = byStatus.get(status);
     if (!observe) {
-      observe = this.#duration.labels({ method, route, status_code: String(status) }).observe;
+      observe = this.#duration.series({ method, route, status_code: String(status) });
       byStatus.set(status, observe);
     }
     observe(seconds);

@@ -30,6 +30,8 @@ function spy(target: Queryable) {
   let failures = 0;
   const state = {
     queries: 0,
+    /** The parameters of the latest query. */
+    params: undefined as readonly unknown[] | undefined,
     hold(): { entered: Promise<void>; release: () => void } {
       let release = () => {};
       gate = new Promise((resolve) => {
@@ -45,6 +47,7 @@ function spy(target: Queryable) {
     },
     async query<T>(text: string, params?: readonly unknown[]): Promise<T[]> {
       state.queries += 1;
+      state.params = params;
       onEnter();
       if (gate) await gate;
       gate = null;
@@ -220,6 +223,42 @@ describe('UsageRecorder', () => {
     await recorder.flush();
     assert.equal(await lastUsed(fresh), iso(1500));
     assert.equal(await lastUsed(ahead), iso(10 * MINUTE));
+  });
+
+  test('stores to the microsecond the instants the ISO text of each time names', async () => {
+    const key = await insertKey(null);
+    const recorder = new UsageRecorder(db);
+    // Whole ms with every digit, and a fraction a Date would drop (the flush drops it as a Date did).
+    for (const ms of [1, 123, 999, 58_456.7]) {
+      recorder.record(key, 200, T0 + ms);
+      await recorder.flush();
+      const [row] = await db.query<{ same: boolean; minute: boolean }>(
+        `SELECT k.last_used_at = $2::timestamptz AS same,
+                (SELECT minute FROM usage_minutely WHERE key_id = k.id) = $3::timestamptz AS minute
+         FROM api_keys k WHERE k.id = $1`,
+        [key, new Date(T0 + ms).toISOString(), iso(0)],
+      );
+      assert.deepEqual(row, { same: true, minute: true }, `at T0 + ${ms} ms`);
+    }
+  });
+
+  test('sends each list as one array literal: nothing for pg to walk element by element', async () => {
+    const counting = spy(db);
+    const recorder = new UsageRecorder(counting);
+    const [a, b] = [randomUUID(), randomUUID()];
+    recorder.record(a, 200, at(5));
+    recorder.record(a, 500, at(MINUTE + 7));
+    recorder.record(b, 200, at(9));
+    await recorder.flush();
+    assert.deepEqual(counting.params, [
+      `{${a},${a},${b}}`,
+      `{${T0},${T0 + MINUTE},${T0}}`,
+      '{1,1,1}',
+      '{0,1,0}',
+      `{${a},${b}}`,
+      `{${T0 + MINUTE + 7},${T0 + 9}}`,
+    ]);
+    assert.deepEqual(await counts(b), [{ key_id: b, minute: iso(0), requests: 1, errors: 0 }]);
   });
 
   test('refuses a key id that is not a uuid instead of poisoning the batch', () => {
