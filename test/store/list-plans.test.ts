@@ -90,6 +90,35 @@ describe('the signals list reads its indexes in order', () => {
   });
 });
 
+describe('the signals list in a window (since and available_to)', () => {
+  let db: Db;
+  before(async () => {
+    db = await seededDb();
+  });
+  after(async () => db.close());
+
+  // Walked in score order, a window matching almost nothing read all of an engine's entries of
+  // signals_ranked (1.3 s at 10 M): the walk is bounded, and the matches beyond it are read month of
+  // availability by month from migration 031's index, the computation's range within each month.
+  test('a bounded walk of signals_ranked, then signals_by_availability month by month', async () => {
+    const engine = ENGINES[0];
+    const [plan] = await plansOf(db, (q) =>
+      signalsJson(q, {
+        engine: engine?.name ?? '',
+        engineVersion: engine?.version ?? '',
+        withRationale: false,
+        limit: 20,
+        offset: 0,
+        since: '2026-01-01T00:00:00Z',
+        availableTo: '2012-01-01T00:00:00Z',
+      }),
+    );
+    assert.match(plan ?? '', /Limit[^\n]*\n\s*->  Index Only Scan using signals_ranked on signals/, plan);
+    assert.match(plan ?? '', /Index (Only )?Scan using signals_by_availability on signals/, plan);
+    assert.match(plan ?? '', /Index Cond: .*date_trunc.*computed_at >= /, plan);
+  });
+});
+
 describe('a cursor page enters the list index at its position', () => {
   let db: Db;
   before(async () => {
@@ -351,7 +380,7 @@ describe('the signals table', () => {
       );
       assert.deepEqual(
         rows.map((r) => r.name),
-        ['signals_by_ticker', 'signals_by_time', 'signals_pkey', 'signals_ranked'],
+        ['signals_by_availability', 'signals_by_ticker', 'signals_by_time', 'signals_pkey', 'signals_ranked'],
       );
       const pkey = rows.find((r) => r.name === 'signals_pkey');
       assert.match(pkey?.definition ?? '', /\(contract_id, engine_name, engine_version\)/);
