@@ -113,7 +113,7 @@ describe('the signals list in a window (since and available_to)', () => {
         availableTo: '2012-01-01T00:00:00Z',
       }),
     );
-    assert.match(plan ?? '', /Limit[^\n]*\n\s*->  Index Only Scan using signals_ranked on signals/, plan);
+    assert.match(plan ?? '', /Limit[^\n]*\n\s*-> {2}Index Only Scan using signals_ranked on signals/, plan);
     assert.match(plan ?? '', /Index (Only )?Scan using signals_by_availability on signals/, plan);
     assert.match(plan ?? '', /Index Cond: .*date_trunc.*computed_at >= /, plan);
   });
