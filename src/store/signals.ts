@@ -130,7 +130,8 @@ export function signalPage(
   }
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
-  if (since !== undefined && availableTo !== undefined) {
+  // Beyond the walk (a deep offset) the walk cannot hold the page; the list's walk as before.
+  if (since !== undefined && availableTo !== undefined && filter.limit + filter.offset <= WINDOW.walk) {
     const window = { since, availableFrom, availableTo, filters };
     return {
       from: `FROM (${windowPage(where, window, { limit, offset })}) s
