@@ -130,8 +130,15 @@ export function signalPage(
   }
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
-  // Beyond the walk (a deep offset) the walk cannot hold the page; the list's walk as before.
-  if (since !== undefined && availableTo !== undefined && filter.limit + filter.offset <= WINDOW.walk) {
+  // Beyond the walk (a deep offset) the walk cannot hold the page; the list's walk as before. So with a
+  // ticker: its own index walks only its signals, where the month-by-month part would test every
+  // ticker's signals of the window (2 s at 10 M for a rare ticker and a wide window).
+  if (
+    since !== undefined &&
+    availableTo !== undefined &&
+    filter.ticker === undefined &&
+    filter.limit + filter.offset <= WINDOW.walk
+  ) {
     const window = { since, availableFrom, availableTo, filters };
     return {
       from: `FROM (${windowPage(where, window, { limit, offset })}) s
