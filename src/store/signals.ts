@@ -130,8 +130,8 @@ export function signalPage(
   }
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
-  // Beyond the walk (a deep offset) the walk cannot hold the page; the list's walk as before. So with a
-  // ticker: its own index walks only its signals, where the month-by-month part would test every
+  // Beyond the walk (a deep offset) the walk cannot hold the page: the list's walk as before. So too with
+  // a ticker: its own index walks only its signals, where the month-by-month part would test every
   // ticker's signals of the window (2 s at 10 M for a rare ticker and a wide window).
   if (
     since !== undefined &&
@@ -139,7 +139,7 @@ export function signalPage(
     filter.ticker === undefined &&
     filter.limit + filter.offset <= WINDOW.walk
   ) {
-    const window = { since, availableFrom, availableTo, filters };
+    const window = { availableFrom, availableTo, filters };
     return {
       from: `FROM (${windowPage(where, window, { limit, offset })}) s
      JOIN contracts c ON c.id = s.contract_id`,
@@ -181,7 +181,7 @@ const AVAILABLE_MONTH = "date_trunc('month', s.available_at AT TIME ZONE 'UTC')"
  */
 function windowPage(
   where: Where,
-  window: { since: string; availableFrom?: string; availableTo: string; filters: number },
+  window: { availableFrom?: string; availableTo: string; filters: number },
   page: { limit: string; offset: string },
 ): string {
   const engine = where.clauses.slice(0, ENGINE_CLAUSES);
