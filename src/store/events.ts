@@ -92,13 +92,17 @@ export function eventPage(filter: Omit<EventFilter, 'withRationale' | 'limit'> &
   where.clauses.unshift('c.ticker IS NOT NULL');
   addAfter(where, KEYSETS.events, filter.after);
   const engine = where.next(filter.engine);
-  if (filter.limit === null && moment === undefined) {
+  if (filter.limit === null) {
     // The export's every row, its order left to the statement around it. A subquery with a LIMIT (even
     // of null) is planned apart, for all of its rows — a large filter's then read the table and sorted
     // it before the cursor's first row (up to 5 s at 10 M); flattened into the statement, the list's
     // index in its order streams at once (the cursor is planned for its first rows: db.ts).
+    const contracts =
+      moment === undefined
+        ? `SELECT c.* FROM contracts c ${where.sql()}`
+        : `SELECT c.* FROM ${AVAILABLE_BY_APPENDED} ${where.sql()} AND ${availableByPart(moment)}`;
     return {
-      from: `FROM (SELECT c.* FROM contracts c ${where.sql()}) c
+      from: `FROM (${contracts}) c
      ${LATEST_SIGNAL(engine)}`,
       params: where.params,
     };
@@ -118,6 +122,35 @@ export function eventPage(filter: Omit<EventFilter, 'withRationale' | 'limit'> &
 }
 
 /**
+ * The contracts twice over, each copy marked with its part of `availableBy` (`c.available_part`, 1 or 2).
+ * A UNION ALL of subqueries with WHERE clauses is planned apart, each part for all its rows: an export's
+ * cursor then read the table sequentially and sorted it before its first row. Of plain copies of the
+ * table the union is flattened, the conditions around it (`availableByPart`) are pushed into each copy
+ * with its mark folded to a constant, and each copy reads its part's index in order, merged with the
+ * other (`Merge Append`).
+ */
+const AVAILABLE_BY_APPENDED = `(SELECT 1 AS available_part, c.* FROM contracts c
+      UNION ALL SELECT 2 AS available_part, c.* FROM contracts c) c`;
+
+/** Each copy of `AVAILABLE_BY_APPENDED` restricted to its part. */
+function availableByPart(moment: string): string {
+  const [onOrBefore, after] = availableByParts(moment);
+  return `((c.available_part = 1 AND ${onOrBefore}) OR (c.available_part = 2 AND ${after}))`;
+}
+
+/**
+ * The conditions of the two parts of the contracts available by `moment` (see availableBy): awarded on
+ * or before the moment's UTC date, and awarded after it yet available on an earlier UTC day.
+ */
+function availableByParts(moment: string): string[] {
+  const day = `(${moment}::timestamptz AT TIME ZONE 'UTC')::date`;
+  return [
+    `c.award_date <= ${day}`,
+    `c.award_date > ${day} AND (c.available_at AT TIME ZONE 'UTC')::date < c.award_date`,
+  ];
+}
+
+/**
  * The contracts of `where` (which bounds available_at by `moment`) in two index-ordered parts: those
  * awarded on or before the moment's UTC date, where the list's indexes start walking; and those
  * awarded after it yet available by then (available on an earlier UTC day than their award date:
@@ -127,13 +160,10 @@ export function eventPage(filter: Omit<EventFilter, 'withRationale' | 'limit'> &
  */
 function availableBy(where: Where, moment: string, page: { limit: string; offset: string }): string {
   const order = orderBy(KEYSETS.events);
-  const day = `(${moment}::timestamptz AT TIME ZONE 'UTC')::date`;
   const part = (clause: string) =>
     `(SELECT c.* FROM contracts c ${where.sql()} AND ${clause}
       ORDER BY ${order} LIMIT ${page.limit}::int8 + ${page.offset}::int8)`;
-  return `${part(`c.award_date <= ${day}`)}
-    UNION ALL
-    ${part(`c.award_date > ${day} AND (c.available_at AT TIME ZONE 'UTC')::date < c.award_date`)}
+  return `${availableByParts(moment).map(part).join('\n    UNION ALL\n    ')}
     ORDER BY award_date DESC, id DESC LIMIT ${page.limit} OFFSET ${page.offset}`;
 }
 

@@ -91,6 +91,35 @@ describe('the signals list reads its indexes in order', () => {
   });
 });
 
+describe('the signals list in a window (since and available_to)', () => {
+  let db: Db;
+  before(async () => {
+    db = await seededDb();
+  });
+  after(async () => db.close());
+
+  // Walked in score order, a window matching almost nothing read all of an engine's entries of
+  // signals_ranked (1.3 s at 10 M): the walk is bounded, and the matches beyond it are read month of
+  // availability by month from migration 031's index, the computation's range within each month.
+  test('a bounded walk of signals_ranked, then signals_by_availability month by month', async () => {
+    const engine = ENGINES[0];
+    const [plan] = await plansOf(db, (q) =>
+      signalsJson(q, {
+        engine: engine?.name ?? '',
+        engineVersion: engine?.version ?? '',
+        withRationale: false,
+        limit: 20,
+        offset: 0,
+        since: '2026-01-01T00:00:00Z',
+        availableTo: '2012-01-01T00:00:00Z',
+      }),
+    );
+    assert.match(plan ?? '', /Limit[^\n]*\n\s*-> {2}Index Only Scan using signals_ranked on signals/, plan);
+    assert.match(plan ?? '', /Index (Only )?Scan using signals_by_availability on signals/, plan);
+    assert.match(plan ?? '', /Index Cond: .*date_trunc.*computed_at >= /, plan);
+  });
+});
+
 describe('a cursor page enters the list index at its position', () => {
   let db: Db;
   before(async () => {
@@ -274,6 +303,31 @@ describe('an export cursor is planned for its first rows', () => {
     }
   });
 
+  // Its two parts (awarded by the moment's date; awarded later yet available by then) were subqueries
+  // planned apart, each for all its rows: the table read and sorted before the first row (55 cold
+  // first batches of `bench:explain` at 10 M, up to 3 s).
+  test('events available by a moment: both parts in index order, merged, no sort', async () => {
+    for (const [extra, index] of [
+      [{}, 'contracts_events'],
+      [{ ticker: 'LMT' }, 'contracts_by_ticker'],
+      [{ classification: 'aircraft', availableFrom: '2010-01-01T00:00:00Z' }, 'contracts_by_class'],
+    ] as const) {
+      const plan = await cursorPlan(
+        eventExport({ ...events, ...extra, availableTo: '2019-06-30T12:00:00Z' }, 'csv'),
+      );
+      assert.match(plan, /Merge Append/, plan);
+      assert.match(plan, new RegExp(`Index Scan using ${index} on contracts`), plan);
+      // The later part from the index of exactly its rows, or, when the filter's own index has few
+      // entries after the moment's date (a ticker's, on the seeded data), from that one.
+      if (index === 'contracts_events')
+        assert.match(plan, /Index Scan using contracts_available_early on contracts/);
+      assert.match(plan, /Index Cond: .*award_date <= /, plan);
+      assert.doesNotMatch(plan, /Seq Scan on contracts/, plan);
+      // The merge's own sort key aside, nothing sorts the contracts.
+      assert.doesNotMatch(plan, /-> +Sort\b[^\n]*\n\s*Sort Key: [^\n]*award_date/, plan);
+    }
+  });
+
   test('signals: the list index in its order, no sort', async () => {
     const signals = { ...events, engineVersion: ENGINES[0]?.version ?? '' };
     for (const [extra, index] of [
@@ -337,7 +391,7 @@ describe('the signals table', () => {
       );
       assert.deepEqual(
         rows.map((r) => r.name),
-        ['signals_by_ticker', 'signals_by_time', 'signals_pkey', 'signals_ranked'],
+        ['signals_by_availability', 'signals_by_ticker', 'signals_by_time', 'signals_pkey', 'signals_ranked'],
       );
       const pkey = rows.find((r) => r.name === 'signals_pkey');
       assert.match(pkey?.definition ?? '', /\(contract_id, engine_name, engine_version\)/);

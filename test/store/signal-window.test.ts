@@ -1,0 +1,104 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { ENGINES } from '../../src/domain/engines/index.ts';
+import type { Db } from '../../src/store/db.ts';
+import type { Position } from '../../src/store/keyset.ts';
+import { type SignalFilter, signalsJson, WINDOW } from '../../src/store/signals.ts';
+import { seededDb } from '../support/db.ts';
+
+// The signals list filtered by a window (`since` and `available_to`) looks for its page among the
+// engine's first signals, and else reads every match month of availability by month (src/store/
+// signals.ts, windowPage). Whichever part answers, the page must be the list's: the filter's signals in
+// the list's order, at the offset or after the cursor's position.
+
+const engine = ENGINES[0];
+const ids = (json: string) =>
+  (JSON.parse(json) as { signal: { id: string } }[]).map((item) => item.signal.id);
+
+describe('the signals list in a window of computation and availability', () => {
+  let db: Db;
+  let windows: { since: string; availableTo: string }[];
+  before(async () => {
+    db = await seededDb();
+    // Bounds drawn from the seeded signals' own spread (first, median, last of each), every pairing.
+    const [spread] = await db.query<{ computed: string[]; available: string[] }>(
+      `SELECT array_agg(to_char(c AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) AS computed,
+         array_agg(to_char(a AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')) AS available
+       FROM (SELECT percentile_disc(q) WITHIN GROUP (ORDER BY computed_at) AS c,
+               percentile_disc(q) WITHIN GROUP (ORDER BY available_at) AS a
+             FROM signals, unnest(ARRAY[0, 0.5, 1]) AS q GROUP BY q ORDER BY q) x`,
+    );
+    assert.ok(spread);
+    windows = spread.computed.flatMap((since) =>
+      [...spread.available, '1990-01-01T00:00:00Z'].map((availableTo) => ({ since, availableTo })),
+    );
+  });
+  after(async () => {
+    WINDOW.walk = 10_000;
+    await db.close();
+  });
+
+  const filter = (extra: Partial<SignalFilter>): SignalFilter => ({
+    engine: engine?.name ?? '',
+    engineVersion: engine?.version ?? '',
+    withRationale: false,
+    limit: 20,
+    offset: 0,
+    ...extra,
+  });
+
+  /** The filter's signals in the list's order, as a plain query lists them. */
+  async function expected(f: SignalFilter): Promise<string[]> {
+    const rows = await db.query<{ id: string }>(
+      `SELECT s.id FROM signals s WHERE s.engine_name = $1 AND s.engine_version = $2
+         AND s.computed_at >= $3::timestamptz AND s.available_at <= $4::timestamptz
+         AND ($5::int IS NULL OR s.signal_score >= $5) AND ($6::text IS NULL OR s.ticker = $6)
+         AND ($7::timestamptz IS NULL OR s.available_at >= $7)
+       ORDER BY s.signal_score DESC, s.computed_at DESC, s.id`,
+      [
+        f.engine,
+        f.engineVersion,
+        f.since,
+        f.availableTo,
+        f.minScore ?? null,
+        f.ticker ?? null,
+        f.availableFrom ?? null,
+      ],
+    );
+    return rows.map((r) => r.id);
+  }
+
+  for (const walk of [10_000, 30]) {
+    test(`equals the plain query's pages and cursor pages (the walk looks at ${walk} signals)`, async () => {
+      WINDOW.walk = walk;
+      let nonEmpty = 0;
+      for (const window of windows) {
+        for (const extra of [
+          {},
+          { ticker: 'LMT' },
+          { minScore: 40, availableFrom: '2015-01-01T00:00:00Z' },
+        ]) {
+          const f = filter({ ...window, ...extra });
+          const label = `${JSON.stringify({ ...window, ...extra })} walk ${walk}`;
+          const all = await expected(f);
+          if (all.length > 0) nonEmpty += 1;
+          assert.deepEqual(ids((await signalsJson(db, f)).json), all.slice(0, 20), label);
+          assert.deepEqual(ids((await signalsJson(db, { ...f, offset: 7 })).json), all.slice(7, 27), label);
+          // An offset beyond the walk: the list's walk as before.
+          assert.deepEqual(ids((await signalsJson(db, { ...f, offset: 40 })).json), all.slice(40, 60), label);
+          // Page by page after each page's last position, to the end.
+          const paged: string[] = [];
+          let position: Position | undefined;
+          for (let n = 0; n <= all.length / 9 + 1; n++) {
+            const page = await signalsJson(db, { ...f, limit: 9, after: position });
+            paged.push(...ids(page.json));
+            if (!page.next) break;
+            position = page.next;
+          }
+          assert.deepEqual(paged, all, label);
+        }
+      }
+      assert.ok(nonEmpty > 5, 'windows that match signals, not only empty ones');
+    });
+  }
+});
