@@ -32,6 +32,7 @@ const LIST_INDEXES = [
   'contracts_by_ticker_class',
   'contracts_events',
   'contracts_piid',
+  'signals_by_availability',
   'signals_by_ticker',
   'signals_ranked',
 ];
@@ -187,7 +188,7 @@ describe('list indexes deferred by a large import', () => {
     assert.deepEqual(await (totalsDuring ?? Promise.resolve(null)), TOTALS_DEFERRED);
     assert.deepEqual(await (otherStart ?? Promise.resolve([])), []);
     assert.ok(otherStart, 'the other start ran during the import');
-    assert.ok(lines.some((l) => /the 10 list indexes of contracts and signals are built at the end/.test(l)));
+    assert.ok(lines.some((l) => /the 11 list indexes of contracts and signals are built at the end/.test(l)));
     // While the rows went in, only the primary keys (and the BRIN range index) were maintained.
     assert.deepEqual(
       names(await (during ?? Promise.resolve([]))).filter((n) => LIST_INDEXES.includes(n)),
@@ -198,7 +199,7 @@ describe('list indexes deferred by a large import', () => {
         l.startsWith('indexes: built contracts_available, contracts_available_early, contracts_by_agency'),
       ),
     );
-    assert.ok(lines.some((l) => l.startsWith('indexes: built signals_by_ticker, signals_ranked')));
+    assert.ok(lines.some((l) => l.startsWith('indexes: built signals_by_availability, signals_by_ticker, signals_ranked')));
     assert.deepEqual(await indexes(), migrated);
     assert.equal(await hasDeferredIndexes(), false);
     assert.equal(await advisoryLocks(), 0, 'the import let go of its deferral');
@@ -235,16 +236,19 @@ describe('list indexes deferred by a large import', () => {
 describe('deferred index records', () => {
   test('an import that stopped mid-way leaves a record; the next start (migrate) builds the indexes', async () => {
     const deferral = await deferIndexes(db, ['contracts', 'signals']);
-    assert.deepEqual(deferral.names, LIST_INDEXES);
-    assert.deepEqual(
-      names(await indexes()).filter((n) => LIST_INDEXES.includes(n)),
-      [],
-    );
-    // A second import meanwhile leaves them alone: the first one's record stands.
-    assert.deepEqual((await deferIndexes(db, ['contracts', 'signals'])).names, []);
-    assert.equal(await hasDeferredIndexes(), true);
-    // The process stops: with it goes its ownership, and the record is left.
-    await deferral.release();
+    try {
+      assert.deepEqual(deferral.names, LIST_INDEXES);
+      assert.deepEqual(
+        names(await indexes()).filter((n) => LIST_INDEXES.includes(n)),
+        [],
+      );
+      // A second import meanwhile leaves them alone: the first one's record stands.
+      assert.deepEqual((await deferIndexes(db, ['contracts', 'signals'])).names, []);
+      assert.equal(await hasDeferredIndexes(), true);
+    } finally {
+      // The process stops: with it goes its ownership, and the record is left.
+      await deferral.release();
+    }
     assert.equal(await hasDeferredIndexes(), true);
     await migrate(db);
     assert.deepEqual(await indexes(), migrated);
@@ -286,8 +290,8 @@ describe('deferred index records', () => {
 
   test('a start while another process still imports leaves that import its indexes to build', async () => {
     const deferral = await deferIndexes(db, ['contracts', 'signals']);
-    assert.deepEqual(deferral.names, LIST_INDEXES);
     try {
+      assert.deepEqual(deferral.names, LIST_INDEXES);
       // migrate's queries run on other connections of the pool than the import's: other sessions,
       // as another process's would be.
       await migrate(db);
