@@ -9,7 +9,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
-import { mergeAwardDays } from '../../src/dashboard/routes/companies.ts';
+import { type AwardDay, mergeAwardDays } from '../../src/dashboard/routes/companies.ts';
 import { openSession, SESSION_COOKIE } from '../../src/dashboard/sessions.ts';
 import type { Plan } from '../../src/domain/plans.ts';
 import type { App } from '../../src/http/types.ts';
@@ -51,16 +51,6 @@ after(async () => {
   await app?.close();
   await db?.close();
 });
-
-interface AwardDay {
-  award_date: string;
-  nlp_classification: string;
-  count: number;
-  total_value: number;
-  top_id: string;
-  top_value: number;
-  top_score: number | null;
-}
 
 interface CompanyPage {
   company: { ticker: string; contract_count: number; total_contract_value: number };

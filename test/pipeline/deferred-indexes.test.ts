@@ -199,7 +199,11 @@ describe('list indexes deferred by a large import', () => {
         l.startsWith('indexes: built contracts_available, contracts_available_early, contracts_by_agency'),
       ),
     );
-    assert.ok(lines.some((l) => l.startsWith('indexes: built signals_by_availability, signals_by_ticker, signals_ranked')));
+    assert.ok(
+      lines.some((l) =>
+        l.startsWith('indexes: built signals_by_availability, signals_by_ticker, signals_ranked'),
+      ),
+    );
     assert.deepEqual(await indexes(), migrated);
     assert.equal(await hasDeferredIndexes(), false);
     assert.equal(await advisoryLocks(), 0, 'the import let go of its deferral');

@@ -5,9 +5,10 @@ import { CURSOR_TUPLE_FRACTION, type Db, type Queryable } from '../../src/store/
 import { eventsJson } from '../../src/store/events.ts';
 import { eventExport, signalExport } from '../../src/store/export.ts';
 import { companyTotals, countsOfTotals, getCompany } from '../../src/store/market.ts';
-import { type SignalFilter, signalsJson } from '../../src/store/signals.ts';
+import { signalsJson } from '../../src/store/signals.ts';
 import { joinIds, storedContractsAmong } from '../../src/store/writes.ts';
 import { seededDb } from '../support/db.ts';
+import { firstEngineFilter } from '../support/signal-filter.ts';
 import { assertTotalsAreContracts } from '../support/totals.ts';
 
 /** Ends the transaction that read a plan with indexes dropped, so that the drops are rolled back. */
@@ -61,15 +62,7 @@ describe('the signals list reads its indexes in order', () => {
   });
   after(async () => db.close());
 
-  const engine = ENGINES[0];
-  const filter = (extra: Partial<SignalFilter> = {}): SignalFilter => ({
-    engine: engine?.name ?? '',
-    engineVersion: engine?.version ?? '',
-    withRationale: false,
-    limit: 20,
-    offset: 0,
-    ...extra,
-  });
+  const filter = firstEngineFilter;
 
   // The query has to repeat the index's leading expression (migration 011) word for word; if the two
   // drift apart the planner can no longer use the index and sorts the engine's every signal instead.
@@ -102,17 +95,11 @@ describe('the signals list in a window (since and available_to)', () => {
   // signals_ranked (1.3 s at 10 M): the walk is bounded, and the matches beyond it are read month of
   // availability by month from migration 031's index, the computation's range within each month.
   test('a bounded walk of signals_ranked, then signals_by_availability month by month', async () => {
-    const engine = ENGINES[0];
     const [plan] = await plansOf(db, (q) =>
-      signalsJson(q, {
-        engine: engine?.name ?? '',
-        engineVersion: engine?.version ?? '',
-        withRationale: false,
-        limit: 20,
-        offset: 0,
-        since: '2026-01-01T00:00:00Z',
-        availableTo: '2012-01-01T00:00:00Z',
-      }),
+      signalsJson(
+        q,
+        firstEngineFilter({ since: '2026-01-01T00:00:00Z', availableTo: '2012-01-01T00:00:00Z' }),
+      ),
     );
     assert.match(plan ?? '', /Limit[^\n]*\n\s*-> {2}Index Only Scan using signals_ranked on signals/, plan);
     assert.match(plan ?? '', /Index (Only )?Scan using signals_by_availability on signals/, plan);

@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { ENGINES } from '../../src/domain/engines/index.ts';
 import type { Db } from '../../src/store/db.ts';
 import type { Position } from '../../src/store/keyset.ts';
 import { type SignalFilter, signalsJson, WINDOW } from '../../src/store/signals.ts';
 import { seededDb } from '../support/db.ts';
+import { firstEngineFilter } from '../support/signal-filter.ts';
 
 // The signals list filtered by a window (`since` and `available_to`) looks for its page among the
 // engine's first signals, and else reads every match month of availability by month (src/store/
 // signals.ts, windowPage). Whichever part answers, the page must be the list's: the filter's signals in
 // the list's order, at the offset or after the cursor's position.
 
-const engine = ENGINES[0];
 const ids = (json: string) =>
   (JSON.parse(json) as { signal: { id: string } }[]).map((item) => item.signal.id);
 
@@ -38,14 +37,7 @@ describe('the signals list in a window of computation and availability', () => {
     await db.close();
   });
 
-  const filter = (extra: Partial<SignalFilter>): SignalFilter => ({
-    engine: engine?.name ?? '',
-    engineVersion: engine?.version ?? '',
-    withRationale: false,
-    limit: 20,
-    offset: 0,
-    ...extra,
-  });
+  const filter = firstEngineFilter;
 
   /** The filter's signals in the list's order, as a plain query lists them. */
   async function expected(f: SignalFilter): Promise<string[]> {
