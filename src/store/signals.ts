@@ -191,11 +191,16 @@ function windowPage(
   const need = `${page.limit}::int8 + ${page.offset}::int8`;
   const and = (clauses: readonly string[]) => clauses.join(' AND ');
   const month = (moment: string) => `date_trunc('month', ${moment}::timestamptz AT TIME ZONE 'UTC')`;
+  // The months are those of the engine's signals within the window, never the window's alone: a caller's
+  // window of year 1 to 9999 would otherwise be 120,000 months, each a descent of the index.
+  const edge = (direction: 'ASC' | 'DESC') =>
+    `(SELECT ${AVAILABLE_MONTH} FROM signals s WHERE ${and(engine)} AND ${AVAILABLE_MONTH} IS NOT NULL
+        ORDER BY ${AVAILABLE_MONTH} ${direction} LIMIT 1)`;
   const first =
     window.availableFrom === undefined
-      ? `(SELECT ${AVAILABLE_MONTH} FROM signals s WHERE ${and(engine)} AND s.available_at IS NOT NULL
-          ORDER BY ${AVAILABLE_MONTH} LIMIT 1)`
-      : month(window.availableFrom);
+      ? edge('ASC')
+      : `greatest(${edge('ASC')}, ${month(window.availableFrom)})`;
+  const last = `least(${edge('DESC')}, ${month(window.availableTo)})`;
   return `WITH walk AS MATERIALIZED (
         SELECT s.signal_score, s.computed_at, s.id FROM (
           SELECT s.signal_score, s.computed_at, s.id, s.available_at, s.ticker, s.contract_id FROM signals s
@@ -204,7 +209,7 @@ function windowPage(
       ), found AS (
         SELECT * FROM walk WHERE (SELECT count(*) FROM walk) >= ${need}
         UNION ALL
-        SELECT s.* FROM generate_series(${first}, ${month(window.availableTo)}, interval '1 month') AS m(month)
+        SELECT s.* FROM generate_series(${first}, ${last}, interval '1 month') AS m(month)
         -- A subquery of its own (OFFSET 0), read once per month: joined as a whole, it could be hashed.
         CROSS JOIN LATERAL (
           SELECT s.signal_score, s.computed_at, s.id FROM signals s

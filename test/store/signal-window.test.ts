@@ -60,6 +60,51 @@ describe('the signals list in a window of computation and availability', () => {
     return rows.map((r) => r.id);
   }
 
+  test("a caller's widest window reads only the months the engine's signals are available in", async () => {
+    WINDOW.walk = 30;
+    const [last] = await db.query<{ since: string; months: number }>(
+      `SELECT to_char(max(computed_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS since,
+         count(DISTINCT date_trunc('month', available_at AT TIME ZONE 'UTC'))::int AS months
+       FROM signals WHERE engine_name = $1 AND engine_version = $2`,
+      [filter({}).engine, filter({}).engineVersion],
+    );
+    assert.ok(last);
+    const f = filter({
+      since: last.since,
+      availableFrom: '0001-01-01T00:00:00Z',
+      availableTo: '9999-12-31T23:59:59Z',
+    });
+    assert.deepEqual(ids((await signalsJson(db, f)).json), (await expected(f)).slice(0, 20));
+    const sent: { text: string; params: readonly unknown[] | undefined }[] = [];
+    const recorder = {
+      query: <T>(text: string, params?: readonly unknown[]) => {
+        sent.push({ text, params });
+        return db.query<T>(text, params);
+      },
+    };
+    await signalsJson(recorder, f);
+    const [statement] = sent;
+    assert.ok(statement);
+    const plan = (
+      await db.query<{ 'QUERY PLAN': string }>(`EXPLAIN ANALYZE ${statement.text}`, statement.params)
+    )
+      .map((row) => row['QUERY PLAN'])
+      .join('\n');
+    const series = /Function Scan on generate_series[^\n]*actual time=[\d.]+\.\.[\d.]+ rows=(\d+)/.exec(plan);
+    assert.ok(series, plan);
+    // From the engine's first month of availability to its last: no more months than that span holds.
+    const [span] = await db.query<{ months: number }>(
+      `SELECT (12 * (extract(year FROM age(max(m), min(m)))) + extract(month FROM age(max(m), min(m))) + 1)::int AS months
+       FROM (SELECT date_trunc('month', available_at AT TIME ZONE 'UTC') AS m FROM signals
+             WHERE engine_name = $1 AND engine_version = $2 AND available_at IS NOT NULL) x`,
+      [f.engine, f.engineVersion],
+    );
+    assert.ok(
+      span && Number(series[1]) <= span.months,
+      `${series[1]} months read, the signals span ${span?.months}`,
+    );
+  });
+
   for (const walk of [10_000, 30]) {
     test(`equals the plain query's pages and cursor pages (the walk looks at ${walk} signals)`, async () => {
       WINDOW.walk = walk;
