@@ -1,0 +1,184 @@
+/**
+ * Instructions per answer, counted: the CPU figure that does not move with the machine's load. Starts
+ * `serve` as bench:tail does (embedded, a fresh DATA_DIR, LOG_LEVEL=warn), provisions developer keys,
+ * then starts it again under valgrind's callgrind with counting off, warms it up, and counts the
+ * instructions the server's process executes while it answers exactly --requests requests (one URL,
+ * keys rotating, --connections at a time); with --bare the bare node:http server of bench:events is
+ * counted the same way on the captured answer. Slow (valgrind runs node some 50× slower): keep the counts
+ * small. Timers that fire while counting (the usage flush, the webhook poll, the notification heartbeat)
+ * are counted too; --idle counts the server doing nothing for as long as the run took, to subtract.
+ *
+ *   npm run bench:instructions -- [--path /api/v1/events?limit=50] [--requests 2000] [--warmup 6000]
+ *       [--keys 100] [--connections 8] [--bare] [--idle] [--keep]
+ *
+ * --keep keeps the scratch directory with callgrind's files (read them with callgrind_annotate).
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { loadavg, tmpdir } from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { Pool } from 'undici';
+import { removeTemporaryDir } from '../src/store/db.ts';
+import { startBare } from './bare-server.ts';
+import { cliAdminKey, provisionKeys } from './bench-keys.ts';
+import { arg, flag, fmtInt, numberArg, summary } from './common.ts';
+import type { Shot } from './load.ts';
+import { onCleanup, runCleanups, sleep, startServer } from './server-process.ts';
+import { fetchRaw } from './url-mix.ts';
+
+const PATH = arg('path') ?? '/api/v1/events?limit=50';
+const REQUESTS = numberArg('requests', 2000);
+const WARMUP = numberArg('warmup', 6000);
+const KEYS = numberArg('keys', 100);
+const CONNECTIONS = numberArg('connections', 8);
+const BARE = flag('bare');
+const IDLE = flag('idle');
+const KEEP = flag('keep');
+
+const run = promisify(execFile);
+
+// valgrind names the pipes callgrind_control talks through after $HOST, which bench servers are given
+// (127.0.0.1, their listening address): the bare server and callgrind_control must see the same.
+process.env.HOST = '127.0.0.1';
+
+/** valgrind's callgrind with counting off until callgrind_control turns it on. */
+const callgrind = (outFile: string) => [
+  'valgrind',
+  '--tool=callgrind',
+  '--instr-atstart=no',
+  `--callgrind-out-file=${outFile}`,
+];
+
+/** Sends `count` requests, `connections` at a time, each answer read whole; throws on a non-200. */
+async function send(port: number, shots: Shot[], count: number, connections: number): Promise<void> {
+  const pool = new Pool(`http://127.0.0.1:${port}`, { connections });
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < count; i = next++) {
+      const shot = shots[i % shots.length] as Shot;
+      const res = await pool.request({
+        method: 'GET',
+        path: shot.path,
+        headers: shot.key ? { 'x-api-key': shot.key } : {},
+      });
+      await res.body.arrayBuffer();
+      if (res.statusCode !== 200) throw new Error(`GET ${shot.path} answered ${res.statusCode}`);
+    }
+  };
+  try {
+    await Promise.all(Array.from({ length: connections }, worker));
+  } finally {
+    await pool.close();
+  }
+}
+
+/**
+ * Instructions counted since counting was turned on: asks for a dump of the process's counts and waits
+ * for callgrind to write it (`<out>.1`, the first dump; callgrind_control returns before it is written).
+ */
+async function dumpedInstructions(pid: number, outFile: string): Promise<number> {
+  await run('callgrind_control', ['--dump', String(pid)]);
+  for (let waited = 0; waited < 120_000; waited += 250) {
+    const text = await readFile(`${outFile}.1`, 'utf8').catch(() => '');
+    const totals = /^totals: (\d+)/m.exec(text);
+    if (totals) return Number(totals[1]);
+    await sleep(250);
+  }
+  throw new Error(`callgrind wrote no dump to ${outFile}.1 within 2 minutes`);
+}
+
+interface Counted {
+  label: string;
+  requests: number;
+  instructions: number;
+  seconds: number;
+}
+
+/** Warms a process under callgrind up, then counts what it executes over `requests` answers (or idle). */
+async function count(
+  label: string,
+  pid: number,
+  outFile: string,
+  load: (n: number) => Promise<void>,
+  requests: number,
+  idleMs?: number,
+): Promise<Counted> {
+  await load(WARMUP);
+  await run('callgrind_control', ['--instr=on', String(pid)]);
+  const started = performance.now();
+  if (idleMs === undefined) await load(requests);
+  else await sleep(idleMs);
+  const seconds = (performance.now() - started) / 1000;
+  const instructions = await dumpedInstructions(pid, outFile);
+  return { label, requests, instructions, seconds };
+}
+
+async function main(): Promise<void> {
+  const dir = await mkdtemp(path.join(tmpdir(), 'mi-instructions-'));
+  const env: Record<string, string> = { DATA_DIR: path.join(dir, 'data'), LOG_LEVEL: 'warn' };
+  if (!KEEP)
+    onCleanup(async () => {
+      removeTemporaryDir(env.DATA_DIR as string);
+      await rm(dir, { recursive: true, force: true });
+    });
+  const load0 = loadavg()[0] ?? 0;
+  const adminKey = await cliAdminKey(env);
+  const plain = await startServer({ label: 'keys', env, logFile: path.join(dir, 'keys.log'), dataDir: env.DATA_DIR });
+  const keys = await provisionKeys(plain.port, adminKey, 'developer', KEYS, 'instructions');
+  const probe = new Pool(`http://127.0.0.1:${plain.port}`, { connections: 1 });
+  const captured = await fetchRaw(probe, PATH, keys[0]).finally(() => probe.close());
+  await plain.stop();
+  if (captured.status !== 200) throw new Error(`GET ${PATH} answered ${captured.status}`);
+
+  const results: Counted[] = [];
+  const appOut = path.join(dir, 'callgrind.app');
+  const app = await startServer({
+    label: 'callgrind',
+    env,
+    wrapper: callgrind(appOut),
+    logFile: path.join(dir, 'serve.log'),
+    dataDir: env.DATA_DIR,
+  });
+  const shots = keys.map((key) => ({ path: PATH, key }));
+  const appLoad = (n: number) => send(app.port, shots, n, CONNECTIONS);
+  const counted = await count('app', app.pid, appOut, appLoad, REQUESTS);
+  results.push(counted);
+  if (IDLE) {
+    const idleOut = `${appOut}.idle`;
+    await app.stop();
+    const idle = await startServer({
+      label: 'callgrind idle',
+      env,
+      wrapper: callgrind(idleOut),
+      logFile: path.join(dir, 'idle.log'),
+      dataDir: env.DATA_DIR,
+    });
+    results.push(await count('app, idle', idle.pid, idleOut, appLoad, 0, counted.seconds * 1000));
+    await idle.stop();
+  } else await app.stop();
+
+  if (BARE) {
+    const bareOut = path.join(dir, 'callgrind.bare');
+    const bare = await startBare(new Map([[PATH, captured]]), path.join(dir, 'bare.json'), [], callgrind(bareOut));
+    const bareLoad = (n: number) => send(bare.port, [{ path: PATH }], n, CONNECTIONS);
+    results.push(await count('bare', bare.pid, bareOut, bareLoad, REQUESTS));
+    await bare.stop();
+  }
+
+  const lines = results.map(
+    (r) =>
+      `${r.label}: ${fmtInt(r.instructions)} instructions over ${r.requests ? `${fmtInt(r.requests)} answers` : 'the same time idle'} ` +
+      `in ${r.seconds.toFixed(1)} s${r.requests ? ` = ${fmtInt(r.instructions / r.requests)} per answer` : ''}`,
+  );
+  const load1 = loadavg()[0] ?? 0;
+  lines.push(`${PATH}, ${KEYS} keys, ${CONNECTIONS} at a time, after ${fmtInt(WARMUP)} warm-up answers; load ${load0.toFixed(2)} → ${load1.toFixed(2)}`);
+  if (KEEP) lines.push(`callgrind's files: ${dir}`);
+  console.log(summary('instructions per answer (callgrind)', lines));
+}
+
+try {
+  await main();
+} finally {
+  await runCleanups();
+}
