@@ -7,6 +7,8 @@
  * counted the same way on the captured answer. Slow (valgrind runs node some 50× slower): keep the counts
  * small. Timers that fire while counting (the usage flush, the webhook poll, the notification heartbeat)
  * are counted too; --idle counts the server doing nothing for as long as the run took, to subtract.
+ * The main thread's count (the event loop: what an answer costs) is given apart from all threads' (with
+ * V8's compiler threads, still optimizing after the warm-up, and the GC's helpers).
  *
  *   npm run bench:instructions -- [--path /api/v1/events?limit=50] [--requests 2000] [--warmup 6000]
  *       [--keys 100] [--connections 8] [--bare] [--idle] [--keep]
@@ -14,7 +16,7 @@
  * --keep keeps the scratch directory with callgrind's files (read them with callgrind_annotate).
  */
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -47,6 +49,7 @@ const callgrind = (outFile: string) => [
   'valgrind',
   '--tool=callgrind',
   '--instr-atstart=no',
+  '--separate-threads=yes',
   `--callgrind-out-file=${outFile}`,
 ];
 
@@ -73,25 +76,42 @@ async function send(port: number, shots: Shot[], count: number, connections: num
   }
 }
 
+/** Instructions counted: by the main thread (the event loop), and by all threads (V8's compiler, GC). */
+interface Instructions {
+  main: number;
+  all: number;
+}
+
+const totalsOf = (text: string): number | null => {
+  const totals = /^totals: (\d+)/m.exec(text);
+  return totals ? Number(totals[1]) : null;
+};
+
 /**
  * Instructions counted since counting was turned on: asks for a dump of the process's counts and waits
- * for callgrind to write it (`<out>.1`, the first dump; callgrind_control returns before it is written).
+ * for callgrind to write it — one file per thread, `<out>.1-01` the main thread's (callgrind_control
+ * returns before they are written).
  */
-async function dumpedInstructions(pid: number, outFile: string): Promise<number> {
+async function dumpedInstructions(pid: number, outFile: string): Promise<Instructions> {
   await run('callgrind_control', ['--dump', String(pid)]);
+  const dir = path.dirname(outFile);
+  const prefix = `${path.basename(outFile)}.1-`;
   for (let waited = 0; waited < 120_000; waited += 250) {
-    const text = await readFile(`${outFile}.1`, 'utf8').catch(() => '');
-    const totals = /^totals: (\d+)/m.exec(text);
-    if (totals) return Number(totals[1]);
     await sleep(250);
+    const main = totalsOf(await readFile(`${outFile}.1-01`, 'utf8').catch(() => ''));
+    if (main === null) continue;
+    await sleep(1000);
+    const files = (await readdir(dir)).filter((name) => name.startsWith(prefix));
+    const texts = await Promise.all(files.map((name) => readFile(path.join(dir, name), 'utf8')));
+    return { main, all: texts.reduce((sum, text) => sum + (totalsOf(text) ?? 0), 0) };
   }
-  throw new Error(`callgrind wrote no dump to ${outFile}.1 within 2 minutes`);
+  throw new Error(`callgrind wrote no dump to ${outFile}.1-01 within 2 minutes`);
 }
 
 interface Counted {
   label: string;
   requests: number;
-  instructions: number;
+  instructions: Instructions;
   seconds: number;
 }
 
@@ -166,10 +186,12 @@ async function main(): Promise<void> {
     await bare.stop();
   }
 
+  const perAnswer = (n: number, r: Counted) => (r.requests ? ` = ${fmtInt(n / r.requests)} per answer` : '');
   const lines = results.map(
     (r) =>
-      `${r.label}: ${fmtInt(r.instructions)} instructions over ${r.requests ? `${fmtInt(r.requests)} answers` : 'the same time idle'} ` +
-      `in ${r.seconds.toFixed(1)} s${r.requests ? ` = ${fmtInt(r.instructions / r.requests)} per answer` : ''}`,
+      `${r.label}: ${r.requests ? `${fmtInt(r.requests)} answers` : 'idle as long'} in ${r.seconds.toFixed(1)} s: ` +
+      `main thread ${fmtInt(r.instructions.main)} instructions${perAnswer(r.instructions.main, r)}; ` +
+      `all threads ${fmtInt(r.instructions.all)}${perAnswer(r.instructions.all, r)}`,
   );
   const load1 = loadavg()[0] ?? 0;
   lines.push(`${PATH}, ${KEYS} keys, ${CONNECTIONS} at a time, after ${fmtInt(WARMUP)} warm-up answers; load ${load0.toFixed(2)} → ${load1.toFixed(2)}`);
