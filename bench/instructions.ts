@@ -11,9 +11,11 @@
  * V8's compiler threads, still optimizing after the warm-up, and the GC's helpers).
  *
  *   npm run bench:instructions -- [--path /api/v1/events?limit=50] [--requests 2000] [--warmup 6000]
- *       [--keys 100] [--connections 8] [--bare] [--idle] [--keep]
+ *       [--keys 100] [--connections 8] [--bare] [--idle] [--keep] [--node-args="--perf-basic-prof"]
  *
- * --keep keeps the scratch directory with callgrind's files (read them with callgrind_annotate).
+ * --keep keeps the scratch directory with callgrind's files (read them with callgrind_annotate; with
+ * --node-args=--perf-basic-prof, /tmp/perf-<pid>.map names the JIT-compiled functions' addresses).
+ * --node-args go to the server's node (both servers') before its script's.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
@@ -37,6 +39,7 @@ const CONNECTIONS = numberArg('connections', 8);
 const BARE = flag('bare');
 const IDLE = flag('idle');
 const KEEP = flag('keep');
+const NODE_ARGS = (arg('node-args') ?? '').split(/\s+/).filter(Boolean);
 
 const run = promisify(execFile);
 
@@ -144,7 +147,12 @@ async function main(): Promise<void> {
     });
   const load0 = loadavg()[0] ?? 0;
   const adminKey = await cliAdminKey(env);
-  const plain = await startServer({ label: 'keys', env, logFile: path.join(dir, 'keys.log'), dataDir: env.DATA_DIR });
+  const plain = await startServer({
+    label: 'keys',
+    env,
+    logFile: path.join(dir, 'keys.log'),
+    dataDir: env.DATA_DIR,
+  });
   const keys = await provisionKeys(plain.port, adminKey, 'developer', KEYS, 'instructions');
   const probe = new Pool(`http://127.0.0.1:${plain.port}`, { connections: 1 });
   const captured = await fetchRaw(probe, PATH, keys[0]).finally(() => probe.close());
@@ -157,6 +165,7 @@ async function main(): Promise<void> {
     label: 'callgrind',
     env,
     wrapper: callgrind(appOut),
+    nodeArgs: NODE_ARGS,
     logFile: path.join(dir, 'serve.log'),
     dataDir: env.DATA_DIR,
   });
@@ -171,6 +180,7 @@ async function main(): Promise<void> {
       label: 'callgrind idle',
       env,
       wrapper: callgrind(idleOut),
+      nodeArgs: NODE_ARGS,
       logFile: path.join(dir, 'idle.log'),
       dataDir: env.DATA_DIR,
     });
@@ -180,7 +190,12 @@ async function main(): Promise<void> {
 
   if (BARE) {
     const bareOut = path.join(dir, 'callgrind.bare');
-    const bare = await startBare(new Map([[PATH, captured]]), path.join(dir, 'bare.json'), [], callgrind(bareOut));
+    const bare = await startBare(
+      new Map([[PATH, captured]]),
+      path.join(dir, 'bare.json'),
+      NODE_ARGS,
+      callgrind(bareOut),
+    );
     const bareLoad = (n: number) => send(bare.port, [{ path: PATH }], n, CONNECTIONS);
     results.push(await count('bare', bare.pid, bareOut, bareLoad, REQUESTS));
     await bare.stop();
@@ -194,7 +209,9 @@ async function main(): Promise<void> {
       `all threads ${fmtInt(r.instructions.all)}${perAnswer(r.instructions.all, r)}`,
   );
   const load1 = loadavg()[0] ?? 0;
-  lines.push(`${PATH}, ${KEYS} keys, ${CONNECTIONS} at a time, after ${fmtInt(WARMUP)} warm-up answers; load ${load0.toFixed(2)} → ${load1.toFixed(2)}`);
+  lines.push(
+    `${PATH}, ${KEYS} keys, ${CONNECTIONS} at a time, after ${fmtInt(WARMUP)} warm-up answers; node args: ${NODE_ARGS.join(' ') || '(none)'}; load ${load0.toFixed(2)} → ${load1.toFixed(2)}`,
+  );
   if (KEEP) lines.push(`callgrind's files: ${dir}`);
   console.log(summary('instructions per answer (callgrind)', lines));
 }

@@ -152,12 +152,7 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const log = openSync(options.logFile, 'a');
   const started = performance.now();
   const [command = process.execPath, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
-  const argv = [
-    ...wrapperArgs,
-    ...(options.nodeArgs ?? []),
-    ...scriptArgv('start'),
-    ...(options.args ?? []),
-  ];
+  const argv = [...wrapperArgs, ...(options.nodeArgs ?? []), ...scriptArgv('start'), ...(options.args ?? [])];
   const proc = spawn(command, argv, {
     cwd: ROOT,
     env: childEnv({ HOST: '127.0.0.1', ...options.env, PORT: String(port) }),
