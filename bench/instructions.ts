@@ -1,12 +1,13 @@
 /**
  * Instructions per answer, counted: the CPU figure that does not move with the machine's load. Starts
- * `serve` as bench:tail does (embedded, a fresh DATA_DIR, LOG_LEVEL=warn), provisions developer keys,
+ * `serve` as bench:tail does (embedded, a fresh DATA_DIR, LOG_LEVEL=warn; here without the webhook
+ * worker, whose poll every 250 ms would be counted over valgrind's long window), provisions developer keys,
  * then starts it again under valgrind's callgrind with counting off, warms it up, and counts the
  * instructions the server's process executes while it answers exactly --requests requests (one URL,
  * keys rotating, --connections at a time); with --bare the bare node:http server of bench:events is
  * counted the same way on the captured answer. Slow (valgrind runs node some 50× slower): keep the counts
- * small. Timers that fire while counting (the usage flush, the webhook poll, the notification heartbeat)
- * are counted too; --idle counts the server doing nothing for as long as the run took, to subtract.
+ * small. What runs while counting besides the answers is counted too — the usage flush, the notification
+ * heartbeat, key cache entries expiring and read again (45–60 s), all stretched over valgrind's window; --idle counts the server doing nothing for as long as the run took, to subtract.
  * The main thread's count (the event loop: what an answer costs) is given apart from all threads' (with
  * V8's compiler threads, still optimizing after the warm-up, and the GC's helpers).
  *
@@ -42,6 +43,7 @@ const KEEP = flag('keep');
 const NODE_ARGS = (arg('node-args') ?? '').split(/\s+/).filter(Boolean);
 
 const run = promisify(execFile);
+const SERVE_ARGS = ['--no-worker'];
 
 // valgrind names the pipes callgrind_control talks through after $HOST, which bench servers are given
 // (127.0.0.1, their listening address): the bare server and callgrind_control must see the same.
@@ -53,6 +55,7 @@ const callgrind = (outFile: string) => [
   '--tool=callgrind',
   '--instr-atstart=no',
   '--separate-threads=yes',
+  '--fair-sched=yes',
   `--callgrind-out-file=${outFile}`,
 ];
 
@@ -164,6 +167,7 @@ async function main(): Promise<void> {
   const app = await startServer({
     label: 'callgrind',
     env,
+    args: SERVE_ARGS,
     wrapper: callgrind(appOut),
     nodeArgs: NODE_ARGS,
     logFile: path.join(dir, 'serve.log'),
@@ -179,6 +183,7 @@ async function main(): Promise<void> {
     const idle = await startServer({
       label: 'callgrind idle',
       env,
+      args: SERVE_ARGS,
       wrapper: callgrind(idleOut),
       nodeArgs: NODE_ARGS,
       logFile: path.join(dir, 'idle.log'),
