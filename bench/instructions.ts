@@ -40,7 +40,13 @@ const CONNECTIONS = numberArg('connections', 8);
 const BARE = flag('bare');
 const IDLE = flag('idle');
 const KEEP = flag('keep');
-const NODE_ARGS = (arg('node-args') ?? '').split(/\s+/).filter(Boolean);
+/**
+ * V8 optimizes on the main thread, at once: under valgrind its compiler threads run so slowly that
+ * functions ran unoptimized for minutes after the warm-up (V8's inline-cache builtins were a third of the
+ * count), which a native server, optimized within a second, never does.
+ */
+const V8_ARGS = ['--no-concurrent-recompilation'];
+const NODE_ARGS = [...V8_ARGS, ...(arg('node-args') ?? '').split(/\s+/).filter(Boolean)];
 
 const run = promisify(execFile);
 const SERVE_ARGS = ['--no-worker'];
