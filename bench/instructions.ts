@@ -11,7 +11,7 @@
  * The main thread's count (the event loop: what an answer costs) is given apart from all threads' (with
  * V8's compiler threads, still optimizing after the warm-up, and the GC's helpers).
  *
- *   npm run bench:instructions -- [--path /api/v1/events?limit=50] [--requests 2000] [--warmup 6000]
+ *   npm run bench:instructions -- [--path /api/v1/events?limit=50] [--requests 2000] [--warmup 20000]
  *       [--keys 100] [--connections 8] [--bare] [--idle] [--keep] [--node-args="--perf-basic-prof"]
  *
  * --keep keeps the scratch directory with callgrind's files (read them with callgrind_annotate; with
@@ -34,7 +34,7 @@ import { fetchRaw } from './url-mix.ts';
 
 const PATH = arg('path') ?? '/api/v1/events?limit=50';
 const REQUESTS = numberArg('requests', 2000);
-const WARMUP = numberArg('warmup', 6000);
+const WARMUP = numberArg('warmup', 20000);
 const KEYS = numberArg('keys', 100);
 const CONNECTIONS = numberArg('connections', 8);
 const BARE = flag('bare');
@@ -43,7 +43,9 @@ const KEEP = flag('keep');
 /**
  * V8 optimizes on the main thread, at once: under valgrind its compiler threads run so slowly that
  * functions ran unoptimized for minutes after the warm-up (V8's inline-cache builtins were a third of the
- * count), which a native server, optimized within a second, never does.
+ * count), which a native server, optimized within a second, never does. The warm-up is long for the
+ * same reason: after 6,000 answers V8 was still optimizing (40 % of the count); natively, after 15,000
+ * answers it optimizes next to nothing more.
  */
 const V8_ARGS = ['--no-concurrent-recompilation'];
 const NODE_ARGS = [...V8_ARGS, ...(arg('node-args') ?? '').split(/\s+/).filter(Boolean)];
