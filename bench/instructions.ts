@@ -7,10 +7,10 @@
  * keys rotating, --connections at a time); with --bare the bare node:http server of bench:events is
  * counted the same way on the captured answer. Slow (valgrind runs node some 50× slower): keep the counts
  * small. What runs while counting besides the answers is counted too — the usage flush, the notification
- * heartbeat, key cache entries expiring and read again (45–60 s), all stretched over valgrind's window; --idle counts the server doing nothing for as long as the run took, to subtract.
- * The main thread's count (the event loop: what an answer costs), also without what V8's optimizing
- * compiler took of it (below), is given apart from all threads' (with
- * V8's compiler threads, still optimizing after the warm-up, and the GC's helpers).
+ * heartbeat, key cache entries expiring and read again (45–60 s), all stretched over valgrind's window;
+ * --idle counts the server doing nothing for as long as the run took, to subtract. The main thread's
+ * count (the event loop: what an answer costs) is given whole and without what V8's optimizing compiler
+ * took of it (below), and apart from all threads' (with the GC's helpers).
  *
  *   npm run bench:instructions -- [--path /api/v1/events?limit=50] [--requests 2000] [--warmup 20000]
  *       [--keys 100] [--connections 8] [--bare] [--idle] [--keep] [--node-args="--perf-basic-prof"]
