@@ -216,7 +216,8 @@ async function main(): Promise<void> {
       logFile: path.join(dir, 'idle.log'),
       dataDir: env.DATA_DIR,
     });
-    results.push(await count('app, idle', idle.pid, idleOut, appLoad, 0, counted.seconds * 1000));
+    const idleLoad = (n: number) => send(idle.port, shots, n, CONNECTIONS);
+    results.push(await count('app, idle', idle.pid, idleOut, idleLoad, 0, counted.seconds * 1000));
     await idle.stop();
   } else await app.stop();
 
