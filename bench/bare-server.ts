@@ -46,24 +46,30 @@ export interface BareServer {
   stop(): Promise<void>;
 }
 
-/** Starts a bare server answering each path of `answers` with its captured headers and body. */
+/**
+ * Starts a bare server answering each path of `answers` with its captured headers and body; node runs
+ * under `wrapper` when one is given (`valgrind --tool=callgrind …`).
+ */
 export async function startBare(
   answers: Map<string, Captured>,
   file: string,
   nodeArgs: string[] = [],
+  wrapper: string[] = [],
 ): Promise<BareServer> {
   const stored: Record<string, Stored> = {};
   for (const [path, a] of answers) stored[path] = { headers: a.headers, body: a.body.toString('base64') };
   await writeFile(file, JSON.stringify(stored));
+  const [execPath = process.execPath, ...wrapperArgs] = [...wrapper, process.execPath];
   const proc: ChildProcess = fork(SELF, ['--bare-answers', file], {
-    execArgv: [...nodeArgs, '--import', 'tsx'],
+    execPath,
+    execArgv: [...wrapperArgs, ...nodeArgs, '--import', 'tsx'],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   const stop = async () => {
     if (proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     // With node flags (a profiler), exit through process.exit on disconnect so that it writes its file.
-    if (nodeArgs.length > 0 && proc.connected) proc.disconnect();
+    if ((nodeArgs.length > 0 || wrapper.length > 0) && proc.connected) proc.disconnect();
     else proc.kill('SIGKILL');
     await exited;
   };

@@ -108,6 +108,8 @@ export interface ServerOptions {
   args?: string[];
   /** Node options before the script's (`--cpu-prof`; a cluster's workers inherit them). */
   nodeArgs?: string[];
+  /** A command node runs under, with its arguments (`valgrind --tool=callgrind …`); its pid is node's. */
+  wrapper?: string[];
   /** Where stdout and stderr go (a file, read back for errors). */
   logFile: string;
   /** For the embedded target: postgres processes working in it belong to this server. */
@@ -149,8 +151,9 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
   const started = performance.now();
-  const argv = [...(options.nodeArgs ?? []), ...scriptArgv('start'), ...(options.args ?? [])];
-  const proc = spawn(process.execPath, argv, {
+  const [command = process.execPath, ...wrapperArgs] = [...(options.wrapper ?? []), process.execPath];
+  const argv = [...wrapperArgs, ...(options.nodeArgs ?? []), ...scriptArgv('start'), ...(options.args ?? [])];
+  const proc = spawn(command, argv, {
     cwd: ROOT,
     env: childEnv({ HOST: '127.0.0.1', ...options.env, PORT: String(port) }),
     stdio: ['ignore', log, log],

@@ -44,11 +44,15 @@ export function bodyProblem(request: FastifyRequest): ApiError | null {
   return null;
 }
 
-/** How many times a header was sent (node folds repeated `Host` headers into the first). */
+/**
+ * How many times a header was sent (node folds repeated `Host` headers into the first). `name` is
+ * lower case; only names of its length are lowered to compare (every request's headers pass here).
+ */
 function headerCount(rawHeaders: readonly string[], name: string): number {
   let count = 0;
   for (let i = 0; i < rawHeaders.length; i += 2) {
-    if (rawHeaders[i]?.toLowerCase() === name) count += 1;
+    const sent = rawHeaders[i];
+    if (sent?.length === name.length && sent.toLowerCase() === name) count += 1;
   }
   return count;
 }

@@ -82,6 +82,12 @@ describe('requests', () => {
     const { error } = envelope(answer);
     assert.equal(error.code, 'invalid_parameter');
     assert.match(error.message, /"host": sent more than once/);
+    const spelled = await rawExchange(port, [
+      'GET /api/v1/health HTTP/1.1',
+      'host: 127.0.0.1',
+      'HOST: a.example',
+    ]);
+    assert.equal(spelled.status, 400, 'header names are compared whatever their case');
     const one = await rawExchange(port, ['GET /api/v1/health HTTP/1.1', 'Host: 127.0.0.1']);
     assert.notEqual(one.status, 400, 'one Host is fine');
   });
