@@ -527,12 +527,15 @@ async function run(label: string, db: Db, csvPath: string, stages: boolean): Pro
 interface WalSnapshot {
   lsn: string;
   checkpoints: number;
+  commits: number;
 }
 
 /** What an import cost the server in WAL: its volume, and the checkpoints it set off or ran into. */
 interface WalWritten {
   bytes: number;
   checkpoints: number;
+  /** Transactions committed in the database: each waits for its WAL to reach the disk. */
+  commits: number;
 }
 
 async function walSnapshot(db: Db): Promise<WalSnapshot> {
@@ -543,7 +546,10 @@ async function walSnapshot(db: Db): Promise<WalSnapshot> {
       : 'SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter';
   const [lsn] = await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
   const [count] = await db.query<{ n: string }>(view);
-  return { lsn: lsn?.lsn ?? '0/0', checkpoints: Number(count?.n ?? 0) };
+  const [commits] = await db.query<{ n: string }>(
+    'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
+  return { lsn: lsn?.lsn ?? '0/0', checkpoints: Number(count?.n ?? 0), commits: Number(commits?.n ?? 0) };
 }
 
 function walSince(from: WalSnapshot, to: WalSnapshot): WalWritten {
@@ -551,7 +557,11 @@ function walSince(from: WalSnapshot, to: WalSnapshot): WalWritten {
     const [high = '0', low = '0'] = lsn.split('/');
     return Number.parseInt(high, 16) * 2 ** 32 + Number.parseInt(low, 16);
   };
-  return { bytes: position(to.lsn) - position(from.lsn), checkpoints: to.checkpoints - from.checkpoints };
+  return {
+    bytes: position(to.lsn) - position(from.lsn),
+    checkpoints: to.checkpoints - from.checkpoints,
+    commits: to.commits - from.commits,
+  };
 }
 
 /** CPU counters at one moment: this process, the PostgreSQL server processes, the whole machine. */
@@ -674,7 +684,7 @@ function report(r: RunResult): string {
       `; load average ${r.load[0].toFixed(2)} → ${r.load[1].toFixed(2)} on ${cpus().length} CPUs`,
     `classify, cold (separate pass after the run, texts made unique): ${(r.classifyPassMs / 1000).toFixed(2)} s`,
     ...phaseUse(r.phases),
-    `WAL written: ${(r.wal.bytes / 2 ** 30).toFixed(2)} GB; checkpoints: ${r.wal.checkpoints}`,
+    `WAL written: ${(r.wal.bytes / 2 ** 30).toFixed(2)} GB; checkpoints: ${r.wal.checkpoints}; commits: ${fmtInt(r.wal.commits)}`,
     ...gcLines(r.gc),
     '',
     ...(r.stages.length === 0
