@@ -528,6 +528,7 @@ interface WalSnapshot {
   lsn: string;
   checkpoints: number;
   commits: number;
+  buffersFull: number;
 }
 
 /** What an import cost the server in WAL: its volume, and the checkpoints it set off or ran into. */
@@ -536,6 +537,8 @@ interface WalWritten {
   checkpoints: number;
   /** Transactions committed in the database: each waits for its WAL to reach the disk. */
   commits: number;
+  /** Times a backend had to write WAL out itself because wal_buffers were full. */
+  buffersFull: number;
 }
 
 async function walSnapshot(db: Db): Promise<WalSnapshot> {
@@ -549,7 +552,13 @@ async function walSnapshot(db: Db): Promise<WalSnapshot> {
   const [commits] = await db.query<{ n: string }>(
     'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
   );
-  return { lsn: lsn?.lsn ?? '0/0', checkpoints: Number(count?.n ?? 0), commits: Number(commits?.n ?? 0) };
+  const [full] = await db.query<{ n: string }>('SELECT wal_buffers_full AS n FROM pg_stat_wal');
+  return {
+    lsn: lsn?.lsn ?? '0/0',
+    checkpoints: Number(count?.n ?? 0),
+    commits: Number(commits?.n ?? 0),
+    buffersFull: Number(full?.n ?? 0),
+  };
 }
 
 function walSince(from: WalSnapshot, to: WalSnapshot): WalWritten {
@@ -561,6 +570,7 @@ function walSince(from: WalSnapshot, to: WalSnapshot): WalWritten {
     bytes: position(to.lsn) - position(from.lsn),
     checkpoints: to.checkpoints - from.checkpoints,
     commits: to.commits - from.commits,
+    buffersFull: to.buffersFull - from.buffersFull,
   };
 }
 
@@ -684,7 +694,8 @@ function report(r: RunResult): string {
       `; load average ${r.load[0].toFixed(2)} → ${r.load[1].toFixed(2)} on ${cpus().length} CPUs`,
     `classify, cold (separate pass after the run, texts made unique): ${(r.classifyPassMs / 1000).toFixed(2)} s`,
     ...phaseUse(r.phases),
-    `WAL written: ${(r.wal.bytes / 2 ** 30).toFixed(2)} GB; checkpoints: ${r.wal.checkpoints}; commits: ${fmtInt(r.wal.commits)}`,
+    `WAL written: ${(r.wal.bytes / 2 ** 30).toFixed(2)} GB; checkpoints: ${r.wal.checkpoints}; commits: ${fmtInt(r.wal.commits)}; ` +
+      `WAL buffers full: ${fmtInt(r.wal.buffersFull)}`,
     ...gcLines(r.gc),
     '',
     ...(r.stages.length === 0
