@@ -16,7 +16,7 @@
  * turned off, recorded in the same transaction, and the summary is summed once when the contracts'
  * indexes are built (or by the next start, as the indexes are).
  */
-import type { Db, Queryable } from './db.ts';
+import type { Db } from './db.ts';
 
 /** Serializes deferrals, so a second import sees the first one's record and leaves the indexes alone. */
 const DEFER_LOCK = 7_426_014;
@@ -153,7 +153,6 @@ export async function restoreIndexes(db: Db, tables?: readonly DeferrableTable[]
           [quoteIdent(index.name)],
         );
         if (present?.present) return null;
-        await raiseBuildMemory(tx);
         await tx.query(index.definition);
         return index.name;
       }),
@@ -161,22 +160,6 @@ export async function restoreIndexes(db: Db, tables?: readonly DeferrableTable[]
     ...totals,
   ]);
   return built.filter((name): name is string => name !== null);
-}
-
-/**
- * Memory for one index build's sort, for this transaction only (never lowering the server's own
- * setting). At PostgreSQL's default, 64 MB, a list index of a million contracts or more is sorted in
- * runs on disk and merged; see docs/EVALUATION.md#a-fourth-pass-session-6-of-issue-35 for what this saves.
- * The builds run side by side (up to the pool's ten connections), so this is the peak per build.
- */
-export const BUILD_MEMORY_KB = 256 * 1024;
-
-async function raiseBuildMemory(tx: Queryable): Promise<void> {
-  await tx.query(
-    `SELECT set_config('maintenance_work_mem', greatest(setting::bigint, $1)::text || 'kB', true)
-     FROM pg_settings WHERE name = 'maintenance_work_mem'`,
-    [BUILD_MEMORY_KB],
-  );
 }
 
 /** The contracts' totals summed again and their triggers turned back on, if a deferral is recorded. */

@@ -9,12 +9,7 @@ import { importAwardFile } from '../../src/pipeline/import.ts';
 import { BULK_COLUMNS, textValue } from '../../src/sources/awards.ts';
 import { toCsv } from '../../src/sources/csv.ts';
 import type { Db } from '../../src/store/db.ts';
-import {
-  BUILD_MEMORY_KB,
-  deferIndexes,
-  restoreAbandonedIndexes,
-  restoreIndexes,
-} from '../../src/store/deferred-indexes.ts';
+import { deferIndexes, restoreAbandonedIndexes, restoreIndexes } from '../../src/store/deferred-indexes.ts';
 import { migrate } from '../../src/store/migrate.ts';
 import { seededDb } from '../support/db.ts';
 import { recordedBulkRecords } from '../support/fake-usaspending.ts';
@@ -328,31 +323,5 @@ describe('deferred index records', () => {
     assert.deepEqual(await restoreIndexes(db), []);
     assert.deepEqual(await indexes(), migrated);
     assert.equal(await hasDeferredIndexes(), false);
-  });
-
-  test('each index is built with its own sort memory, which ends with its build', async () => {
-    const [shown] = await db.query<{ maintenance_work_mem: string }>('SHOW maintenance_work_mem');
-    // Evaluated for every row the build sorts (one here): it fails the build when the memory was not raised.
-    await db.query(`CREATE TABLE memory_probe_rows AS SELECT 'a'::text AS id`);
-    await db.query(
-      `CREATE FUNCTION built_with_memory(id text) RETURNS text IMMUTABLE LANGUAGE plpgsql AS $$
-       BEGIN
-         IF (SELECT setting::bigint FROM pg_settings WHERE name = 'maintenance_work_mem') < ${BUILD_MEMORY_KB} THEN
-           RAISE EXCEPTION 'index built with maintenance_work_mem %', current_setting('maintenance_work_mem');
-         END IF;
-         RETURN id;
-       END $$`,
-    );
-    try {
-      await db.query(
-        `INSERT INTO deferred_indexes (name, table_name, definition) VALUES
-           ('memory_probe', 'contracts', 'CREATE INDEX memory_probe ON memory_probe_rows (built_with_memory(id))')`,
-      );
-      assert.deepEqual(await restoreIndexes(db, ['contracts']), ['memory_probe']);
-      assert.deepEqual(await db.query('SHOW maintenance_work_mem'), [shown]);
-    } finally {
-      await db.query('DROP TABLE memory_probe_rows');
-      await db.query('DROP FUNCTION built_with_memory(text)');
-    }
   });
 });
