@@ -442,6 +442,7 @@ interface RunResult {
   serverCpuMs: number | null;
   /** Share of the whole machine's CPU busy during the import (all processes). */
   machineBusy: number | null;
+  wal: WalWritten;
   /** 1-minute load average before and after: other work on the machine skews wall times. */
   load: [number, number];
   classifyPassMs: number;
@@ -470,6 +471,7 @@ async function run(label: string, db: Db, csvPath: string, stages: boolean): Pro
     : base;
   log(`${label}: importing ${csvPath}${stages ? ' (timing each stage)' : ''}…`);
   const load = loadavg()[0] ?? 0;
+  const walStart = await walSnapshot(db);
   const start = await cpuSnapshot(db, true);
   let phase = 'store';
   let scoring: Promise<CpuSnapshot> | null = null;
@@ -486,6 +488,7 @@ async function run(label: string, db: Db, csvPath: string, stages: boolean): Pro
     },
   });
   const end = await cpuSnapshot(db);
+  const wal = walSince(walStart, await walSnapshot(db));
   const importMs = end.at - start.at;
   const gcPauses = await gc.stop();
   const switched = await (scoring ?? Promise.resolve(end));
@@ -510,12 +513,64 @@ async function run(label: string, db: Db, csvPath: string, stages: boolean): Pro
     nodeCpuMs: nodeMs(start, end),
     serverCpuMs: storingMs === null || scoringMs === null ? null : storingMs + scoringMs,
     machineBusy: start.machine && end.machine ? busyShare(start.machine, end.machine) : null,
+    wal,
     load: [load, loadavg()[0] ?? 0],
     classifyPassMs,
     result,
     stages: stagesList,
     phases: [phaseCpu('store', start, switched), phaseCpu('score', switched, end)],
     gc: gcPauses,
+  };
+}
+
+/** The server's WAL position and checkpoints so far (PostgreSQL 17 moved the count to pg_stat_checkpointer). */
+interface WalSnapshot {
+  lsn: string;
+  checkpoints: number;
+  commits: number;
+  buffersFull: number;
+}
+
+/** What an import cost the server in WAL: its volume, and the checkpoints it set off or ran into. */
+interface WalWritten {
+  bytes: number;
+  checkpoints: number;
+  /** Transactions committed in the database: each waits for its WAL to reach the disk. */
+  commits: number;
+  /** Times a backend had to write WAL out itself because wal_buffers were full. */
+  buffersFull: number;
+}
+
+async function walSnapshot(db: Db): Promise<WalSnapshot> {
+  const [version] = await db.query<{ n: number }>(`SELECT current_setting('server_version_num')::int AS n`);
+  const view =
+    (version?.n ?? 0) >= 170_000
+      ? 'SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer'
+      : 'SELECT checkpoints_timed + checkpoints_req AS n FROM pg_stat_bgwriter';
+  const [lsn] = await db.query<{ lsn: string }>('SELECT pg_current_wal_lsn()::text AS lsn');
+  const [count] = await db.query<{ n: string }>(view);
+  const [commits] = await db.query<{ n: string }>(
+    'SELECT xact_commit AS n FROM pg_stat_database WHERE datname = current_database()',
+  );
+  const [full] = await db.query<{ n: string }>('SELECT wal_buffers_full AS n FROM pg_stat_wal');
+  return {
+    lsn: lsn?.lsn ?? '0/0',
+    checkpoints: Number(count?.n ?? 0),
+    commits: Number(commits?.n ?? 0),
+    buffersFull: Number(full?.n ?? 0),
+  };
+}
+
+function walSince(from: WalSnapshot, to: WalSnapshot): WalWritten {
+  const position = (lsn: string) => {
+    const [high = '0', low = '0'] = lsn.split('/');
+    return Number.parseInt(high, 16) * 2 ** 32 + Number.parseInt(low, 16);
+  };
+  return {
+    bytes: position(to.lsn) - position(from.lsn),
+    checkpoints: to.checkpoints - from.checkpoints,
+    commits: to.commits - from.commits,
+    buffersFull: to.buffersFull - from.buffersFull,
   };
 }
 
@@ -639,6 +694,8 @@ function report(r: RunResult): string {
       `; load average ${r.load[0].toFixed(2)} → ${r.load[1].toFixed(2)} on ${cpus().length} CPUs`,
     `classify, cold (separate pass after the run, texts made unique): ${(r.classifyPassMs / 1000).toFixed(2)} s`,
     ...phaseUse(r.phases),
+    `WAL written: ${(r.wal.bytes / 2 ** 30).toFixed(2)} GB; checkpoints: ${r.wal.checkpoints}; commits: ${fmtInt(r.wal.commits)}; ` +
+      `WAL buffers full: ${fmtInt(r.wal.buffersFull)}`,
     ...gcLines(r.gc),
     '',
     ...(r.stages.length === 0

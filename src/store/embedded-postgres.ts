@@ -313,7 +313,13 @@ function serverSettings(socketDir: string, maxConnections: number): string[] {
     unix_socket_permissions: '0700',
     max_connections: String(maxConnections),
     shared_buffers: '128MB',
-    max_wal_size: '1GB',
+    // A large import writes ≈ 3.3 GB of WAL per million awards. At the default (1/32 of shared_buffers,
+    // 4 MB) its backends found the WAL buffers full 138,000 times and wrote the WAL out themselves, and at
+    // 1 GB between checkpoints it ran six, each followed by full-page images. Neither setting changes
+    // what a commit waits for: only memory (64 MB, once) and how much WAL may accumulate before a
+    // checkpoint (disk, and the replay after a crash). docs/EVALUATION.md#a-fourth-pass-session-6-of-issue-35
+    wal_buffers: '64MB',
+    max_wal_size: '4GB',
     random_page_cost: '1.1',
     huge_pages: 'off',
     dynamic_shared_memory_type: 'posix',

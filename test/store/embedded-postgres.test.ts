@@ -103,6 +103,13 @@ describe('embedded PostgreSQL', () => {
       );
       assert.equal(settings?.listen, '', 'no TCP listener: it cannot collide with a server on 5432');
       assert.ok(Number(settings?.version) >= 170000);
+      // Sized for large imports (embedded-postgres.ts serverSettings): WAL buffers and checkpoint spacing.
+      assert.deepEqual(
+        await db.query(
+          "SELECT current_setting('wal_buffers') AS wal_buffers, current_setting('max_wal_size') AS max_wal_size",
+        ),
+        [{ wal_buffers: '64MB', max_wal_size: '4GB' }],
+      );
       // The server's own sessions and this command's: all the restricted role (none is a superuser).
       const roles = await db.query<{ role: string }>(
         "SELECT DISTINCT usename AS role FROM pg_stat_activity WHERE backend_type = 'client backend'",
