@@ -82,9 +82,11 @@ async function health(port: number): Promise<number> {
 }
 
 describe('embedded PostgreSQL', () => {
-  test('runs on a private socket in DATA_DIR/postgres, binds no TCP port, and stops with the server', async () => {
+  test('runs on a private socket in DATA_DIR/postgres, binds no TCP port, and stops with the server', async (t) => {
     const dataDir = tempDir();
     const server = await serve(dataDir);
+    // A failed assertion must not leave the server (and this test run) waiting.
+    t.after(() => server.child.kill('SIGKILL'));
     const cluster = path.join(dataDir, 'postgres');
     const pidFile = readPidFile(cluster);
     assert.ok(pidFile && alive(pidFile.pid), 'a postmaster runs for the data directory');
