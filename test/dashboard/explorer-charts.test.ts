@@ -531,6 +531,33 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     assert.deepEqual(problems, []);
   });
 
+  test("the company page's first reads go out beside the session's, not after it, and are asked once", async () => {
+    await open('institutional');
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/dashboard/api/')) sent.push(`${url.pathname}${url.search}`);
+    });
+    await page.route('**/dashboard/api/me', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await route.continue();
+    });
+    const me = page.waitForResponse('**/dashboard/api/me');
+    await page.goto(`${base}/dashboard#/companies/LMT`);
+    await me;
+    const beforeMe = [...sent].sort();
+    await companyReady();
+    assert.deepEqual(beforeMe, [
+      '/dashboard/api/candles/ITA?limit=1300',
+      '/dashboard/api/candles/LMT?limit=1300',
+      '/dashboard/api/companies/LMT',
+      '/dashboard/api/me',
+    ]);
+    assert.deepEqual([...sent].sort(), beforeMe, 'the page took the answers, asking nothing again');
+    await page.unroute('**/dashboard/api/me');
+    assert.deepEqual(problems, []);
+  });
+
   test('company chart: one marker a day, sized by its total and coloured by its best score; no price below zero', async () => {
     await open('institutional');
     await page.goto(`${base}/dashboard#/companies/LMT`);

@@ -38,18 +38,30 @@ const VOLUME_PANE = 1;
 const REGIME_PANE = 2;
 const DAY = 86_400;
 
+/** The page's first reads (app.js sends them at boot, beside the session's own). */
+export function companyReads(rawTicker = 'LMT') {
+  const ticker = encodeURIComponent(rawTicker.toUpperCase());
+  // The company's latest bars and as many of the benchmark's (a listed company's and a benchmark's
+  // trading days are the same).
+  return [
+    `/companies/${ticker}`,
+    `/candles/${ticker}?limit=${FIRST_BARS}`,
+    `/candles/${BENCHMARKS[0]}?limit=${FIRST_BARS}`,
+  ];
+}
+
 export async function companyView(rawTicker = 'LMT') {
   const ticker = rawTicker.toUpperCase();
   const started = performance.now();
-  // Everything the first frame needs is asked for at once: the company's latest bars and as many of the
-  // benchmark's (a listed company's and a benchmark's trading days are the same).
+  const [companyRead, candlesRead, benchmarkRead] = companyReads(ticker);
+  // Everything the first frame needs is asked for at once.
   const [company, candles, benchmark, chartsLib] = await Promise.all([
-    api('GET', `/companies/${encodeURIComponent(ticker)}`),
-    api('GET', `/candles/${encodeURIComponent(ticker)}?limit=${FIRST_BARS}`).catch((error) => {
+    api('GET', companyRead),
+    api('GET', candlesRead).catch((error) => {
       if (error.status === 404) return [];
       throw error;
     }),
-    api('GET', `/candles/${BENCHMARKS[0]}?limit=${FIRST_BARS}`),
+    api('GET', benchmarkRead),
     loadCharts(),
   ]);
   const chartBox = h('div', { class: 'chart-box', id: 'company-chart' });
@@ -375,15 +387,13 @@ function setScale(view, relative) {
 }
 
 async function showYears(view, years) {
-  const time = view.chart.timeScale();
   const last = view.candles.at(-1).date;
-  const from = years === null ? '' : `${Number(last.slice(0, 4)) - years}${last.slice(4)}`;
-  if (from < view.candles[0].date) await earlierBars(view);
-  if (years === null) return time.fitContent();
-  time.setVisibleRange({
-    from: toTime(from < view.candles[0].date ? view.candles[0].date : from),
-    to: toTime(last),
-  });
+  const from = years === null ? null : `${Number(last.slice(0, 4)) - years}${last.slice(4)}`;
+  if (from === null || from < view.candles[0].date) await earlierBars(view);
+  const time = view.chart.timeScale();
+  // A history shorter than the range is shown whole.
+  if (from === null || from < view.candles[0].date) return time.fitContent();
+  time.setVisibleRange({ from: toTime(from), to: toTime(last) });
 }
 
 function showLegend(view, legend, param) {
