@@ -485,9 +485,9 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     const range = { first: data.candle_range?.first ?? '', last: data.candle_range?.last ?? '' };
     const [stored] = await db.query<{ bars: number; recent: string }>(
       `SELECT count(*)::int AS bars, (SELECT date::text FROM candles WHERE ticker = 'LMT'
-         ORDER BY date DESC OFFSET 1299 LIMIT 1) AS recent FROM candles WHERE ticker = 'LMT'`,
+         ORDER BY date DESC OFFSET 1399 LIMIT 1) AS recent FROM candles WHERE ticker = 'LMT'`,
     );
-    assert.ok(stored && stored.bars > 1300, 'LMT has more than the first bars');
+    assert.ok(stored && stored.bars > 1400, 'LMT has more than the first bars');
     const drawn = async () => ({
       bars: Number(await chartAttribute('data-bars')),
       first: await chartAttribute('data-first'),
@@ -495,10 +495,10 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     });
     const markerDays = (from: string) =>
       new Set(data.award_days.filter((d) => d.award_date >= from).map((d) => d.award_date)).size;
-    assert.deepEqual(await drawn(), { bars: 1300, first: stored.recent, markers: markerDays(stored.recent) });
+    assert.deepEqual(await drawn(), { bars: 1400, first: stored.recent, markers: markerDays(stored.recent) });
     assert.deepEqual(
       asked,
-      ['LMT?limit=1300', 'ITA?limit=1300'],
+      ['LMT?limit=1400', 'ITA?limit=1400'],
       'the company and its benchmark, latest bars only',
     );
     assert.equal(
@@ -548,8 +548,8 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     const beforeMe = [...sent].sort();
     await companyReady();
     assert.deepEqual(beforeMe, [
-      '/dashboard/api/candles/ITA?limit=1300',
-      '/dashboard/api/candles/LMT?limit=1300',
+      '/dashboard/api/candles/ITA?limit=1400',
+      '/dashboard/api/candles/LMT?limit=1400',
       '/dashboard/api/companies/LMT',
       '/dashboard/api/me',
     ]);
