@@ -52,7 +52,6 @@ export function companyReads(rawTicker = 'LMT') {
 
 export async function companyView(rawTicker = 'LMT') {
   const ticker = rawTicker.toUpperCase();
-  const started = performance.now();
   const [companyRead, candlesRead, benchmarkRead] = companyReads(ticker);
   // Everything the first frame needs is asked for at once.
   const [company, candles, benchmark, chartsLib] = await Promise.all([
@@ -127,7 +126,8 @@ export async function companyView(rawTicker = 'LMT') {
     // (in either scale mode, negative exactly when the axis there would show a negative value).
     chartBox.axisFloor = () => view.price.coordinateToPrice(view.chart.panes()[0].getHeight());
     chartBox.dataset.ready = 'true';
-    chartBox.dataset.ms = String(Math.round(performance.now() - started));
+    // On the page's clock (since navigation), as the resource timings the bench compares it with.
+    chartBox.dataset.drawnAt = String(Math.round(performance.now()));
   }
 }
 
