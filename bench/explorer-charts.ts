@@ -96,13 +96,13 @@ async function companyLoad(page: Page): Promise<CompanyLoad> {
     const box = document.querySelector('#company-chart');
     const api = performance.getEntriesByType('resource').filter((e) => e.name.includes('/dashboard/api/'))
       .map((e) => ({ name: e.name, start: e.startTime, end: e.responseEnd, bytes: e.decodedBodySize }));
-    return { ms: Number(box.dataset.ms), api };
-  })()`)) as { ms: number; api: { name: string; start: number; end: number; bytes: number }[] };
+    return { drawnAt: Number(box.dataset.drawnAt), api };
+  })()`)) as { drawnAt: number; api: { name: string; start: number; end: number; bytes: number }[] };
   const one = (part: string) => probe.api.filter((e) => e.name.includes(part)).at(-1);
   const company = one('/api/companies/');
   const candles = one(`/api/candles/${longest?.ticker}`);
   if (!company || !candles) throw new Error('the company page made none of its requests');
-  // The view asks for its data as it starts; `data-ms` is from its start to the first frame.
+  // The company's read is the page's first (at boot, beside the session's).
   const view = company.start;
   const lastData = Math.max(...probe.api.filter((e) => e.start >= view - 1).map((e) => e.end));
   return {
@@ -110,7 +110,7 @@ async function companyLoad(page: Page): Promise<CompanyLoad> {
     company: company.end - company.start,
     companyBytes: company.bytes,
     candles: candles.end - candles.start,
-    drawn: view + probe.ms - lastData,
+    drawn: probe.drawnAt - lastData,
   };
 }
 
@@ -218,7 +218,7 @@ const part = (label: string, pick: (l: CompanyLoad) => number, unit = 'ms') => {
   );
 };
 console.log(`  company page ${longest.ticker}, its parts (page clock):`);
-part('navigation → the view asks for its data', (l) => l.view);
+part('navigation → the data asked for', (l) => l.view);
 part(`GET /dashboard/api/companies/${longest.ticker} (request → last byte)`, (l) => l.company);
 part(`  its JSON`, (l) => l.companyBytes, 'bytes');
 part(`GET /dashboard/api/candles/${longest.ticker}`, (l) => l.candles);

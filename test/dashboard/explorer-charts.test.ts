@@ -5,7 +5,7 @@
  * Screenshots go to var/screenshots/.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { buildApp } from '../../src/app.ts';
@@ -22,6 +22,7 @@ import { mustRefuse, URL_VALUES } from '../support/hostile.ts';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'];
 const SHOTS = new URL('../../var/screenshots/', import.meta.url).pathname;
+const PUBLIC = new URL('../../src/dashboard/public/', import.meta.url).pathname;
 
 let db: Db;
 let app: App;
@@ -346,6 +347,31 @@ describe('explorer API', () => {
   });
 });
 
+describe('the dashboard page', () => {
+  /** The modules `name` imports, at any depth, read from the sources (`from './x.js'`). */
+  function importsOf(name: string, seen = new Set<string>()): Set<string> {
+    for (const [, imported] of readFileSync(`${PUBLIC}${name}`, 'utf8').matchAll(/from '\.\/([\w-]+\.js)'/g))
+      if (imported && !seen.has(imported)) {
+        seen.add(imported);
+        importsOf(imported, seen);
+      }
+    return seen;
+  }
+
+  test('preloads every module app.js imports, at any depth, so none waits for the module importing it', async () => {
+    const html = (await app.inject({ url: '/dashboard' })).body;
+    const preloaded = [
+      ...html.matchAll(/<link rel="modulepreload" href="\/dashboard\/assets\/([\w-]+\.js)">/g),
+    ]
+      .map(([, name]) => name)
+      .sort();
+    const imported = [...importsOf('app.js')].filter((name) => name !== 'app.js').sort();
+    assert.ok(imported.length >= 9, imported.join());
+    assert.deepEqual(preloaded, imported);
+    assert.ok(imported.every((name) => readdirSync(PUBLIC).includes(name)));
+  });
+});
+
 const skip = existsSync(CHROMIUM) ? false : `no Chromium at ${CHROMIUM}`;
 
 describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, () => {
@@ -399,6 +425,9 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     assert.ok((await page.locator('#company-chart canvas').count()) > 0, 'drawn on canvas');
     const data = (await get('institutional', '/dashboard/api/companies/LMT')).json<CompanyPage>();
     const first = data.candle_range?.first ?? '';
+    // The whole history: its earlier bars are asked for by the range that needs them.
+    await page.getByRole('button', { name: 'All', exact: true }).click();
+    await page.waitForSelector(`#company-chart[data-first="${first}"]`);
     const inRange = data.award_days.filter((d) => d.award_date >= first);
     const days = (groups: AwardDay[]) => new Set(groups.map((d) => d.award_date)).size;
     const awards = (groups: AwardDay[]) => groups.reduce((sum, d) => sum + d.count, 0);
@@ -439,6 +468,93 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     );
     await page.locator('#award-filter').selectOption('');
     await shot('explorer-company-1y');
+    assert.deepEqual(problems, []);
+  });
+
+  test('the chart draws its latest five years first, and the earlier bars with their markers on zooming out', async () => {
+    await open('institutional');
+    const asked: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/dashboard/api/candles/'))
+        asked.push(`${url.pathname.split('/').at(-1)}${url.search}`);
+    });
+    await page.goto(`${base}/dashboard#/companies/LMT`);
+    await companyReady();
+    const data = (await get('institutional', '/dashboard/api/companies/LMT')).json<CompanyPage>();
+    const range = { first: data.candle_range?.first ?? '', last: data.candle_range?.last ?? '' };
+    const [stored] = await db.query<{ bars: number; recent: string }>(
+      `SELECT count(*)::int AS bars, (SELECT date::text FROM candles WHERE ticker = 'LMT'
+         ORDER BY date DESC OFFSET 1399 LIMIT 1) AS recent FROM candles WHERE ticker = 'LMT'`,
+    );
+    assert.ok(stored && stored.bars > 1400, 'LMT has more than the first bars');
+    const drawn = async () => ({
+      bars: Number(await chartAttribute('data-bars')),
+      first: await chartAttribute('data-first'),
+      markers: Number(await chartAttribute('data-markers')),
+    });
+    const markerDays = (from: string) =>
+      new Set(data.award_days.filter((d) => d.award_date >= from).map((d) => d.award_date)).size;
+    assert.deepEqual(await drawn(), { bars: 1400, first: stored.recent, markers: markerDays(stored.recent) });
+    assert.deepEqual(
+      asked,
+      ['LMT?limit=1400', 'ITA?limit=1400'],
+      'the company and its benchmark, latest bars only',
+    );
+    assert.equal(
+      await page.getByRole('button', { name: '5Y', exact: true }).getAttribute('aria-pressed'),
+      'true',
+    );
+
+    const box = await page.locator('#company-chart').boundingBox();
+    assert.ok(box);
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 3);
+    for (let step = 0; step < 10 && (await chartAttribute('data-first')) !== range.first; step++) {
+      await page.mouse.wheel(0, 480);
+      await page.waitForTimeout(100);
+    }
+    await page.waitForSelector(`#company-chart[data-first="${range.first}"]`);
+    assert.deepEqual(await drawn(), {
+      bars: stored.bars,
+      first: range.first,
+      markers: markerDays(range.first),
+    });
+    assert.ok(markerDays(range.first) > markerDays(stored.recent), 'the earlier days are marked too');
+    const dayBefore = new Date(Date.parse(`${stored.recent}T00:00:00Z`) - 86_400_000)
+      .toISOString()
+      .slice(0, 10);
+    assert.equal(asked[2], `LMT?to=${dayBefore}`, 'only the bars not yet drawn');
+    // The benchmark again, from the new first bar.
+    const benchmark = `ITA?from=${range.first}`;
+    for (let wait = 0; wait < 20 && !asked.includes(benchmark); wait++) await page.waitForTimeout(100);
+    assert.deepEqual(asked.slice(3), [benchmark]);
+    assert.deepEqual(problems, []);
+  });
+
+  test("the company page's first reads go out beside the session's, not after it, and are asked once", async () => {
+    await open('institutional');
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith('/dashboard/api/')) sent.push(`${url.pathname}${url.search}`);
+    });
+    await page.route('**/dashboard/api/me', async (route) => {
+      await new Promise((resolve) => setTimeout(resolve, 800));
+      await route.continue();
+    });
+    const me = page.waitForResponse('**/dashboard/api/me');
+    await page.goto(`${base}/dashboard#/companies/LMT`);
+    await me;
+    const beforeMe = [...sent].sort();
+    await companyReady();
+    assert.deepEqual(beforeMe, [
+      '/dashboard/api/candles/ITA?limit=1400',
+      '/dashboard/api/candles/LMT?limit=1400',
+      '/dashboard/api/companies/LMT',
+      '/dashboard/api/me',
+    ]);
+    assert.deepEqual([...sent].sort(), beforeMe, 'the page took the answers, asking nothing again');
+    await page.unroute('**/dashboard/api/me');
     assert.deepEqual(problems, []);
   });
 

@@ -1,7 +1,7 @@
 // market-intel dashboard: plain ES module, no build step; the explorer's charts load TradingView
 // Lightweight Charts from this origin. Every DOM node is built with textContent, never innerHTML, so
 // API data cannot inject markup.
-import { companyView } from './explorer-company.js';
+import { companyReads, companyView } from './explorer-company.js';
 import { contractView } from './explorer-contract.js';
 import { evidenceView } from './explorer-evidence.js';
 import { signalsView } from './explorer-signals.js';
@@ -48,17 +48,44 @@ let routing = 0;
 /** The answer to a read of a page the user has left (another page is being shown): dropped silently. */
 class Superseded extends Error {}
 
-export async function api(method, path, body) {
-  const startedIn = routing;
+function request(method, path, body) {
   const headers = { accept: 'application/json' };
   if (body !== undefined) headers['content-type'] = 'application/json';
   if (method !== 'GET' && state.csrf) headers['x-csrf-token'] = state.csrf;
-  const res = await fetch(`/dashboard/api${path}`, {
+  return fetch(`/dashboard/api${path}`, {
     method,
     headers,
     credentials: 'same-origin',
     body: body === undefined ? undefined : JSON.stringify(body),
   });
+}
+
+/**
+ * The first page's reads, sent at boot beside the session's own (/me) instead of after it; the page's
+ * `api` call takes its answer. Forgotten after the first routing, whichever page it showed.
+ */
+const early = new Map();
+
+function askEarly() {
+  const { name, args } = location.hash ? hashRoute() : { name: '', args: [] };
+  for (const path of firstReads[name]?.(...args) ?? []) {
+    const answer = request('GET', path);
+    // A read never taken (the user signed out or moved on) must not report its failure.
+    answer.catch(() => undefined);
+    early.set(path, answer);
+  }
+}
+
+function takeEarly(method, path) {
+  if (method !== 'GET') return undefined;
+  const answer = early.get(path);
+  early.delete(path);
+  return answer;
+}
+
+export async function api(method, path, body) {
+  const startedIn = routing;
+  const res = await (takeEarly(method, path) ?? request(method, path, body));
   if (res.status === 204) return null;
   if (res.status === 429) throw limitedFailure(res);
   const data = await res.json().catch(() => ({}));
@@ -833,6 +860,14 @@ const views = {
   companies: (ticker) => companyView(ticker),
   contracts: (id) => contractView(id),
 };
+/** The reads a page makes first, by the same arguments: the busiest pages' only. */
+const firstReads = { companies: companyReads };
+
+/** `#/name/arg…?query`: the explorer's pages take a ticker or a contract id, or filters (hashQuery). */
+function hashRoute() {
+  const [first, ...args] = location.hash.replace(/^#\//, '').split('?')[0].split('/');
+  return { name: first || 'keys', args: args.map(decodeURIComponent) };
+}
 
 function signedOut() {
   state.me = null;
@@ -880,10 +915,11 @@ function waitAndRetry(error, again) {
 
 async function route() {
   routing += 1;
-  if (!state.me) return signedOut();
-  // `#/name/arg…?query`: the explorer's pages take a ticker or a contract id, or filters (hashQuery).
-  const [first, ...args] = location.hash.replace(/^#\//, '').split('?')[0].split('/');
-  const name = first || 'keys';
+  if (!state.me) {
+    early.clear();
+    return signedOut();
+  }
+  const { name, args } = hashRoute();
   const view = views[name] ?? views.keys;
   for (const link of document.querySelectorAll('nav a')) {
     const current = link.getAttribute('href')?.split('/')[1] === name;
@@ -891,19 +927,23 @@ async function route() {
     if (current) link.setAttribute('aria-current', 'page');
   }
   try {
-    await view(...args.map(decodeURIComponent));
+    await view(...args);
     main.focus({ preventScroll: true });
   } catch (error) {
     if (error instanceof Superseded) return;
     if (error instanceof ApiFailure && error.status === 401) return signedOut();
     if (error instanceof ApiFailure && error.status === 429) return waitAndRetry(error, route);
     render(h('p', { class: 'error', role: 'alert' }, error.message));
+  } finally {
+    early.clear();
   }
 }
 
 async function boot() {
+  const me = api('GET', '/me');
+  askEarly();
   try {
-    state.me = await api('GET', '/me');
+    state.me = await me;
     state.csrf = state.me.csrf_token;
   } catch (error) {
     state.me = null;

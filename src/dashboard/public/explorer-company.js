@@ -24,35 +24,58 @@ const RANGES = [
   ['10Y', 10],
   ['All', null],
 ];
+/** The range the chart opens on. */
+const FIRST_RANGE = ['5Y', 5];
+/**
+ * The first frame asks for and draws only the latest bars, FIRST_RANGE and some (five years of
+ * weekdays are 1,305 bars; a trading calendar has fewer): all 7,000 of the busiest ticker's, with their
+ * volume, regime band and benchmark, made its page miss 1 s. The earlier bars are asked for once, when
+ * a zoom or pan reaches the first bar drawn or a longer range is chosen.
+ */
+const FIRST_BARS = 1400;
 /** The chart's panes below the candles: volume, then the regime band. */
 const VOLUME_PANE = 1;
 const REGIME_PANE = 2;
+const DAY = 86_400;
+
+/** The page's first reads (app.js sends them at boot, beside the session's own). */
+export function companyReads(rawTicker = 'LMT') {
+  const ticker = encodeURIComponent(rawTicker.toUpperCase());
+  // The company's latest bars and as many of the benchmark's (a listed company's and a benchmark's
+  // trading days are the same).
+  return [
+    `/companies/${ticker}`,
+    `/candles/${ticker}?limit=${FIRST_BARS}`,
+    `/candles/${BENCHMARKS[0]}?limit=${FIRST_BARS}`,
+  ];
+}
 
 export async function companyView(rawTicker = 'LMT') {
   const ticker = rawTicker.toUpperCase();
-  const started = performance.now();
-  // Everything the first frame needs is asked for at once (the benchmark over the whole history: the
-  // demo's companies start their candles before it).
+  const [companyRead, candlesRead, benchmarkRead] = companyReads(ticker);
+  // Everything the first frame needs is asked for at once.
   const [company, candles, benchmark, chartsLib] = await Promise.all([
-    api('GET', `/companies/${encodeURIComponent(ticker)}`),
-    api('GET', `/candles/${encodeURIComponent(ticker)}`).catch((error) => {
+    api('GET', companyRead),
+    api('GET', candlesRead).catch((error) => {
       if (error.status === 404) return [];
       throw error;
     }),
-    api('GET', `/candles/${BENCHMARKS[0]}`),
+    api('GET', benchmarkRead),
     loadCharts(),
   ]);
+  const chartBox = h('div', { class: 'chart-box', id: 'company-chart' });
   const view = {
     ticker,
     company,
     candles,
+    complete: candles.length < FIRST_BARS,
+    box: chartBox,
     lib: chartsLib,
     benchmark: BENCHMARKS[0],
     relative: true,
     filter: '',
   };
   view.benchData = { [BENCHMARKS[0]]: benchmark };
-  const chartBox = h('div', { class: 'chart-box', id: 'company-chart' });
   const legend = h('p', { class: 'chart-legend mono', id: 'chart-legend', 'aria-live': 'polite' }, '\u00a0');
   const recent = h('tbody', {});
   render(
@@ -96,14 +119,15 @@ export async function companyView(rawTicker = 'LMT') {
   view.recent = recent;
   fillRecent(view);
   if (candles.length) {
-    view.chart = await drawChart(view, chartBox, legend);
+    await drawChart(view, chartBox, legend);
     // Drawn: the chart's first frame has painted.
     await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
     // What the browser tests read of the drawn chart: the price at the bottom edge of the candles' pane
     // (in either scale mode, negative exactly when the axis there would show a negative value).
     chartBox.axisFloor = () => view.price.coordinateToPrice(view.chart.panes()[0].getHeight());
     chartBox.dataset.ready = 'true';
-    chartBox.dataset.ms = String(Math.round(performance.now() - started));
+    // On the page's clock (since navigation), as the resource timings the bench compares it with.
+    chartBox.dataset.drawnAt = String(Math.round(performance.now()));
   }
 }
 
@@ -150,12 +174,12 @@ function controls(view) {
   const ranges = RANGES.map(([label, years]) => {
     const button = h(
       'button',
-      { type: 'button', class: 'secondary', 'aria-pressed': label === 'All' ? 'true' : 'false' },
+      { type: 'button', class: 'secondary', 'aria-pressed': String(label === FIRST_RANGE[0]) },
       label,
     );
     button.addEventListener('click', () => {
       press(button, ranges);
-      showYears(view, years);
+      void showYears(view, years);
     });
     return button;
   });
@@ -192,6 +216,7 @@ async function drawChart(view, box, legend) {
   const { createChart, CandlestickSeries, HistogramSeries, LineSeries, PriceScaleMode, createSeriesMarkers } =
     view.lib;
   const chart = createChart(box, { ...baseOptions(460), crosshair: { mode: 0 } });
+  view.chart = chart;
   const price = chart.addSeries(CandlestickSeries, {
     upColor: '#2e9e5b',
     downColor: '#d1453b',
@@ -200,15 +225,6 @@ async function drawChart(view, box, legend) {
     wickDownColor: '#d1453b',
     title: view.ticker,
   });
-  price.setData(
-    view.candles.map((c) => ({
-      time: toTime(c.date),
-      open: c.open,
-      high: c.high,
-      low: c.low,
-      close: c.close,
-    })),
-  );
   // Volume in a pane of its own: as an overlay under the candles it needed the price scale to leave a
   // bottom margin, which the axis labelled with prices below zero.
   const volume = chart.addSeries(
@@ -218,13 +234,7 @@ async function drawChart(view, box, legend) {
   );
   volume.priceScale().applyOptions({ scaleMargins: { top: 0.1, bottom: 0 } });
   chart.panes()[VOLUME_PANE]?.setHeight(70);
-  volume.setData(
-    view.candles.map((c) => ({
-      time: toTime(c.date),
-      value: c.volume,
-      color: c.close >= c.open ? 'rgba(46,158,91,0.35)' : 'rgba(209,69,59,0.35)',
-    })),
-  );
+  view.volume = volume;
   // No bottom margin (the markers sit above the bars): the axis ends at the lowest low, never below zero.
   chart.priceScale('right').applyOptions({ scaleMargins: { top: 0.08, bottom: 0 } });
   view.price = price;
@@ -238,17 +248,66 @@ async function drawChart(view, box, legend) {
   view.markers = createSeriesMarkers(price, []);
   // The legend under the cursor: each day's awards, whatever the filter.
   view.byDate = new Map(mergeDays(view.company.award_days).map((day) => [day.award_date, day]));
-  setMarkers(view);
   if (view.company.regimes) drawRegimes(view, chart, HistogramSeries);
+  setBars(view);
+  setMarkers(view);
   setScale(view, view.relative);
   await setBenchmark(view, view.benchmark);
-  chart.timeScale().fitContent();
+  await showYears(view, FIRST_RANGE[1]);
+  chart.timeScale().subscribeVisibleLogicalRangeChange((range) => {
+    // Logical 0 is the first bar drawn: the view has reached it.
+    if (range && range.from < 0) void earlierBars(view);
+  });
   chart.subscribeCrosshairMove((param) => showLegend(view, legend, param));
   chart.subscribeClick((param) => {
     if (typeof param.hoveredObjectId === 'string')
       location.hash = `#/contracts/${encodeURIComponent(param.hoveredObjectId)}`;
   });
-  return chart;
+}
+
+/** The candles, their volume and the regime band under them, of every bar loaded so far. */
+function setBars(view) {
+  const times = view.candles.map((c) => toTime(c.date));
+  view.price.setData(
+    view.candles.map((c, i) => ({ time: times[i], open: c.open, high: c.high, low: c.low, close: c.close })),
+  );
+  view.volume.setData(
+    view.candles.map((c, i) => ({
+      time: times[i],
+      value: c.volume,
+      color: c.close >= c.open ? 'rgba(46,158,91,0.35)' : 'rgba(209,69,59,0.35)',
+    })),
+  );
+  view.band?.setData(regimeBars(view.company.regimes, view.candles, times));
+  view.box.dataset.bars = String(view.candles.length);
+  view.box.dataset.first = view.candles[0].date;
+}
+
+/**
+ * The bars before the first drawn, asked for once; after a failed read (or a page left meanwhile) the
+ * next zoom, pan or range asks again. The chart keeps its view: the library anchors it to the last bar.
+ */
+function earlierBars(view) {
+  view.earlier ??= prependEarlier(view).catch(() => {
+    view.earlier = null;
+  });
+  return view.earlier;
+}
+
+async function prependEarlier(view) {
+  if (view.complete) return;
+  const first = view.candles[0].date;
+  const earlier = await api(
+    'GET',
+    `/candles/${encodeURIComponent(view.ticker)}?to=${toDate(toTime(first) - DAY)}`,
+  );
+  view.candles = [...earlier, ...view.candles];
+  view.complete = true;
+  setBars(view);
+  setMarkers(view);
+  // The benchmarks held start at the old first bar: asked for again from the new one.
+  view.benchData = {};
+  await setBenchmark(view, view.benchmark);
 }
 
 function setMarkers(view) {
@@ -276,16 +335,20 @@ function setMarkers(view) {
   box?.setAttribute('data-history-marks', String(events.length));
 }
 
-function drawRegimes(view, chart, HistogramSeries) {
-  const spans = view.company.regimes;
+/** A bar of the band under each candle a span covers, coloured by its dominant regime. */
+function regimeBars(spans, candles, times) {
   let i = 0;
-  const band = view.candles.flatMap((c) => {
+  return candles.flatMap((c, bar) => {
     while (i < spans.length && spans[i].to < c.date) i++;
     const span = spans[i];
     return span && span.from <= c.date
-      ? [{ time: toTime(c.date), value: 1, color: REGIME_COLORS[span.dominant] }]
+      ? [{ time: times[bar], value: 1, color: REGIME_COLORS[span.dominant] }]
       : [];
   });
+}
+
+function drawRegimes(view, chart, HistogramSeries) {
+  const spans = view.company.regimes;
   // Its pane keeps a price scale (hiding one pane's scale trips the library when the others show theirs):
   // one without labels.
   const series = chart.addSeries(
@@ -297,7 +360,7 @@ function drawRegimes(view, chart, HistogramSeries) {
     },
     REGIME_PANE,
   );
-  series.setData(band);
+  view.band = series;
   series.priceScale().applyOptions({ scaleMargins: { top: 0, bottom: 0 } });
   chart.panes()[REGIME_PANE]?.setHeight(34);
   view.regimeAt = (date) => spans.find((s) => s.from <= date && date <= s.to)?.dominant;
@@ -323,15 +386,14 @@ function setScale(view, relative) {
   view.benchLine.applyOptions({ visible: relative && Boolean(view.benchmark) });
 }
 
-function showYears(view, years) {
-  const time = view.chart.timeScale();
-  if (years === null) return time.fitContent();
+async function showYears(view, years) {
   const last = view.candles.at(-1).date;
-  const from = `${Number(last.slice(0, 4)) - years}${last.slice(4)}`;
-  time.setVisibleRange({
-    from: toTime(from < view.candles[0].date ? view.candles[0].date : from),
-    to: toTime(last),
-  });
+  const from = years === null ? null : `${Number(last.slice(0, 4)) - years}${last.slice(4)}`;
+  if (from === null || from < view.candles[0].date) await earlierBars(view);
+  const time = view.chart.timeScale();
+  // A history shorter than the range is shown whole.
+  if (from === null || from < view.candles[0].date) return time.fitContent();
+  time.setVisibleRange({ from: toTime(from), to: toTime(last) });
 }
 
 function showLegend(view, legend, param) {
