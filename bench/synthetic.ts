@@ -456,7 +456,7 @@ const TOTALS: Rebuild = {
 
 /**
  * Each of the two builds' sort memory: a sixth of the RAM (4 GB on a 24 GB machine). With 1 GB the sorts
- * of a 10 M build spilled 27 GB of temporary files (pg_stat_database, 37 files; the signals' indexes
+ * of a 10 M build spilled ≈ 11 GB to temporary files (pg_stat_database: 19 files; the signals' indexes
  * sort 18.5 M entries of 60–200 bytes each), written, read back and merged. Two builds at once take a
  * third of the RAM at most, leaving the rest to the page cache the builds read the tables through.
  */
