@@ -88,10 +88,9 @@ export function signalPage(
     // What the list's indexes lead with (migration 011).
     `${ENGINE_HASH('s.engine_name', 's.engine_version')} = ${ENGINE_HASH(`${engine}::text`, `${version}::text`)}`,
   );
-  // The ticker right after the engine: with it, they are what a window's page is read by (windowPage).
   where
-    .add((p) => `s.ticker = ${p}`, filter.ticker)
     .add((p) => `s.signal_score >= ${p}`, filter.minScore)
+    .add((p) => `s.ticker = ${p}`, filter.ticker)
     .add((p) => {
       since = p;
       return `s.computed_at >= ${p}::timestamptz`;
@@ -131,10 +130,16 @@ export function signalPage(
   }
   const limit = where.next(filter.limit);
   const offset = where.next(filter.offset);
-  // Beyond the walk (a deep offset) the walk cannot hold the page: the list's walk as before.
-  if (since !== undefined && availableTo !== undefined && filter.limit + filter.offset <= WINDOW.walk) {
-    const lead = ENGINE_CLAUSES + (filter.ticker === undefined ? 0 : 1);
-    const window = { availableFrom, availableTo, lead, filters };
+  // Beyond the walk (a deep offset) the walk cannot hold the page: the list's walk as before. So too with
+  // a ticker: its own index walks only its signals, where the month-by-month part would test every
+  // ticker's signals of the window (2 s at 10 M for a rare ticker and a wide window).
+  if (
+    since !== undefined &&
+    availableTo !== undefined &&
+    filter.ticker === undefined &&
+    filter.limit + filter.offset <= WINDOW.walk
+  ) {
+    const window = { availableFrom, availableTo, filters };
     return {
       from: `FROM (${windowPage(where, window, { limit, offset })}) s
      JOIN contracts c ON c.id = s.contract_id`,
@@ -150,49 +155,46 @@ export function signalPage(
 }
 
 /**
- * How many of the engine's (or the ticker's) signals, best first, a window filter's page is looked for
- * among first (`windowPage`). Tests lower it to reach the second part on a small database.
+ * How many of the engine's signals, best first, a window filter's page is looked for among first
+ * (`windowPage`). Tests lower it to reach the second part on a small database.
  */
 export const WINDOW = { walk: 10_000 };
 
-/** The month of a signal's availability, as migrations 031 and 035 key it. */
+/** The month of a signal's availability, as migration 031's index keys it. */
 const AVAILABLE_MONTH = "date_trunc('month', s.available_at AT TIME ZONE 'UTC')";
 
 /**
  * A page of signals computed since one moment (`since`) of contracts available by another
  * (`available_to`). Walking the list's index in score order, a window that matches almost nothing (recent
  * signals of contracts available long ago) read all of an engine's entries: up to 1.3 s at 10 M, 7 s
- * cold; all of a ticker's through its own index, up to 150 ms for the busiest. Two bounded reads
- * instead, of the engine's signals — or the ticker's, when the filter names one (`lead`: the clauses that
- * choose them, which the indexes lead with):
+ * cold. Two bounded reads instead:
  *
- * 1. the first `WINDOW.walk` of them in the list's order (after the cursor's position), of which the
- *    filter's: when they hold the page, it is the list's page (any other match ranks after them);
- * 2. otherwise every match, found month of availability by month through migration 031's index
- *    (migration 035's with a ticker) — in each month, the signals computed since the moment, a range of
- *    the index; so a month whose signals were all computed before it costs one descent — then sorted.
- *    The walk having found fewer than a page in its `WINDOW.walk` signals, the matches are few.
+ * 1. the engine's first `WINDOW.walk` signals in the list's order (after the cursor's position), of which
+ *    the filter's: when they hold the page, it is the list's page (any other match ranks after them);
+ * 2. otherwise every match, found month of availability by month through migration 031's index — in
+ *    each month, the signals computed since the moment, a range of the index; so a month whose signals
+ *    were all computed before it costs one descent — then sorted. The walk having found fewer than a
+ *    page in its `WINDOW.walk` signals, the matches are few.
  *
  * Either part yields the signals' list keys, which then read each signal of the page from the list's
  * index by its key (all the list shows of a signal but its rationale is in that index: migration 030).
  */
 function windowPage(
   where: Where,
-  window: { availableFrom?: string; availableTo: string; lead: number; filters: number },
+  window: { availableFrom?: string; availableTo: string; filters: number },
   page: { limit: string; offset: string },
 ): string {
   const engine = where.clauses.slice(0, ENGINE_CLAUSES);
-  const lead = where.clauses.slice(0, window.lead);
-  const tested = where.clauses.slice(window.lead, window.filters);
+  const tested = where.clauses.slice(ENGINE_CLAUSES, window.filters);
   const after = where.clauses.slice(window.filters);
   const order = orderBy(KEYSETS.signals);
   const need = `${page.limit}::int8 + ${page.offset}::int8`;
   const and = (clauses: readonly string[]) => clauses.join(' AND ');
   const month = (moment: string) => `date_trunc('month', ${moment}::timestamptz AT TIME ZONE 'UTC')`;
-  // The months are those of the lead's signals within the window, never the window's alone: a caller's
+  // The months are those of the engine's signals within the window, never the window's alone: a caller's
   // window of year 1 to 9999 would otherwise be 120,000 months, each a descent of the index.
   const edge = (direction: 'ASC' | 'DESC') =>
-    `(SELECT ${AVAILABLE_MONTH} FROM signals s WHERE ${and(lead)} AND ${AVAILABLE_MONTH} IS NOT NULL
+    `(SELECT ${AVAILABLE_MONTH} FROM signals s WHERE ${and(engine)} AND ${AVAILABLE_MONTH} IS NOT NULL
         ORDER BY ${AVAILABLE_MONTH} ${direction} LIMIT 1)`;
   const first =
     window.availableFrom === undefined
@@ -202,7 +204,7 @@ function windowPage(
   return `WITH walk AS MATERIALIZED (
         SELECT s.signal_score, s.computed_at, s.id FROM (
           SELECT s.signal_score, s.computed_at, s.id, s.available_at, s.ticker, s.contract_id FROM signals s
-          WHERE ${and([...lead, ...after])} ORDER BY ${order} LIMIT ${WINDOW.walk}) s
+          WHERE ${and([...engine, ...after])} ORDER BY ${order} LIMIT ${WINDOW.walk}) s
         WHERE ${and(tested)} ORDER BY ${order} LIMIT ${need}
       ), found AS (
         SELECT * FROM walk WHERE (SELECT count(*) FROM walk) >= ${need}

@@ -105,29 +105,6 @@ describe('the signals list in a window (since and available_to)', () => {
     assert.match(plan ?? '', /Index (Only )?Scan using signals_by_availability on signals/, plan);
     assert.match(plan ?? '', /Index Cond: .*date_trunc.*computed_at >= /, plan);
   });
-
-  // With a ticker the list walked the ticker's index in score order, testing both bounds on each entry:
-  // for the busiest ticker at 10 M, up to 150 ms for a window matching almost nothing. The same two
-  // bounded reads, of the ticker's signals: migration 035's index leads with the ticker.
-  test("a ticker's: a bounded walk of its signals, then signals_by_ticker_availability month by month", async () => {
-    const [plan] = await plansOf(db, (q) =>
-      signalsJson(
-        q,
-        firstEngineFilter({
-          ticker: 'LMT',
-          since: '2026-01-01T00:00:00Z',
-          availableTo: '2012-01-01T00:00:00Z',
-        }),
-      ),
-    );
-    assert.match(
-      plan ?? '',
-      /Limit[^\n]*\n\s*-> {2}Index (Only )?Scan using signals_(by_ticker|ranked) on signals/,
-      plan,
-    );
-    assert.match(plan ?? '', /Index (Only )?Scan using signals_by_ticker_availability on signals/, plan);
-    assert.match(plan ?? '', /Index Cond: .*ticker = .*date_trunc.*computed_at >= /, plan);
-  });
 });
 
 describe('a cursor page enters the list index at its position', () => {
@@ -401,14 +378,7 @@ describe('the signals table', () => {
       );
       assert.deepEqual(
         rows.map((r) => r.name),
-        [
-          'signals_by_availability',
-          'signals_by_ticker',
-          'signals_by_ticker_availability',
-          'signals_by_time',
-          'signals_pkey',
-          'signals_ranked',
-        ],
+        ['signals_by_availability', 'signals_by_ticker', 'signals_by_time', 'signals_pkey', 'signals_ranked'],
       );
       const pkey = rows.find((r) => r.name === 'signals_pkey');
       assert.match(pkey?.definition ?? '', /\(contract_id, engine_name, engine_version\)/);
