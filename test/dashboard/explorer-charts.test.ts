@@ -402,6 +402,15 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
   }
   const shot = (name: string) => page.screenshot({ path: `${SHOTS}${name}.png`, fullPage: true });
   const companyReady = () => page.waitForSelector('#company-chart[data-ready="true"]');
+  /** The page's requests under `prefix` from now on, as the rest of their path and their query, in order. */
+  function requestsUnder(prefix: string): string[] {
+    const sent: string[] = [];
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.pathname.startsWith(prefix)) sent.push(`${url.pathname.slice(prefix.length)}${url.search}`);
+    });
+    return sent;
+  }
   const chartAttribute = (name: string) => page.locator('#company-chart').getAttribute(name);
   /** The price at the bottom edge of the candles, once the chart has painted what was just asked. */
   const axisFloor = () =>
@@ -473,12 +482,7 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
 
   test('the chart draws its latest five years first, and the earlier bars with their markers on zooming out', async () => {
     await open('institutional');
-    const asked: string[] = [];
-    page.on('request', (request) => {
-      const url = new URL(request.url());
-      if (url.pathname.startsWith('/dashboard/api/candles/'))
-        asked.push(`${url.pathname.split('/').at(-1)}${url.search}`);
-    });
+    const asked = requestsUnder('/dashboard/api/candles/');
     await page.goto(`${base}/dashboard#/companies/LMT`);
     await companyReady();
     const data = (await get('institutional', '/dashboard/api/companies/LMT')).json<CompanyPage>();
@@ -533,11 +537,7 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
 
   test("the company page's first reads go out beside the session's, not after it, and are asked once", async () => {
     await open('institutional');
-    const sent: string[] = [];
-    page.on('request', (request) => {
-      const url = new URL(request.url());
-      if (url.pathname.startsWith('/dashboard/api/')) sent.push(`${url.pathname}${url.search}`);
-    });
+    const sent = requestsUnder('/dashboard/api/');
     await page.route('**/dashboard/api/me', async (route) => {
       await new Promise((resolve) => setTimeout(resolve, 800));
       await route.continue();
@@ -547,12 +547,7 @@ describe('explorer pages in Chromium', { skip: process.env.CI ? false : skip }, 
     await me;
     const beforeMe = [...sent].sort();
     await companyReady();
-    assert.deepEqual(beforeMe, [
-      '/dashboard/api/candles/ITA?limit=1400',
-      '/dashboard/api/candles/LMT?limit=1400',
-      '/dashboard/api/companies/LMT',
-      '/dashboard/api/me',
-    ]);
+    assert.deepEqual(beforeMe, ['candles/ITA?limit=1400', 'candles/LMT?limit=1400', 'companies/LMT', 'me']);
     assert.deepEqual([...sent].sort(), beforeMe, 'the page took the answers, asking nothing again');
     await page.unroute('**/dashboard/api/me');
     assert.deepEqual(problems, []);

@@ -163,14 +163,19 @@ describe('the delivery worker', () => {
     }
     const ids = new Set(got.map((r) => r.headers['x-service-delivery']));
     assert.deepEqual([...ids], [delivery.id]);
-    for (const r of got) {
-      // Signed at sending time: t is the second the attempt left, not the first attempt's.
+    for (const [i, r] of got.entries()) {
+      // Signed at sending time: t is the second the attempt left — after the attempt before it arrived,
+      // by its arrival — not the first attempt's. (Bounded by arrivals, not by a tolerance around one: on
+      // a loaded machine an attempt can take over a second from its signature to the receiver.)
       const verified = verifyWebhook(r.body, String(r.headers['x-service-signature']), secret, {
-        toleranceSec: 1,
+        toleranceSec: 60,
         now: r.at,
       });
+      const previous = got[i - 1]?.at;
       assert.ok(
-        verified.ok && Math.abs(verified.timestamp - r.at / 1000) <= 1,
+        verified.ok &&
+          verified.timestamp <= r.at / 1000 &&
+          (previous === undefined || verified.timestamp >= Math.floor(previous / 1000)),
         'fresh signature per attempt',
       );
     }
