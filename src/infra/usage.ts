@@ -8,17 +8,16 @@ type Cell = UsageCell;
 
 /**
  * One id's counts in a batch: a cell per minute (one, unless the minute turned or records came out of
- * order), and for a key its last use. Every request lands here, so nothing of it is allocated per
- * request: the counters and `lastUsed` (a number field, written in place) change, no string or cell
- * is built. (A Map from id to time boxed a fresh number at every request and kept it until the key's
- * next one — garbage that outlived the young generation and paced the server's major GCs.)
+ * order), each with its key's last use in that minute. Every request lands here, so nothing of it is
+ * allocated per request: the counters and `lastUsed` (number fields, written in place) change, no
+ * string or cell is built. (A Map from id to time boxed a fresh number at every request and kept it
+ * until the key's next one — garbage that outlived the young generation and paced the server's major
+ * GCs.)
  */
 interface Tally {
   cells: Cell[];
   /** The cell counted last: where the next request of the same minute goes. */
   current: Cell;
-  /** ms since the epoch of the key's latest use; -Infinity for a user's dashboard reads. */
-  lastUsed: number;
 }
 
 type Batch = Map<string, Tally>;
@@ -74,7 +73,7 @@ export class UsageRecorder {
     const cell = tally.current.minute === minute ? tally.current : cellOf(tally, id, minute);
     cell.requests += 1;
     if (status >= 400) cell.errors += 1;
-    if (isKey && time > tally.lastUsed) tally.lastUsed = time;
+    if (isKey && time > cell.lastUsed) cell.lastUsed = time;
   }
 
   flush(): Promise<void> {
@@ -100,13 +99,9 @@ export class UsageRecorder {
     // Swapped before the await: requests recorded while the write is in flight go to the next batch.
     this.#pending = new Map();
     const cells: Cell[] = [];
-    const keys: [string, number][] = [];
-    for (const [id, tally] of batch) {
-      cells.push(...tally.cells);
-      if (tally.lastUsed > Number.NEGATIVE_INFINITY) keys.push([id, tally.lastUsed]);
-    }
+    for (const tally of batch.values()) cells.push(...tally.cells);
     try {
-      await addUsage(this.#db, cells, keys);
+      await addUsage(this.#db, cells);
     } catch (error) {
       for (const [id, tally] of batch) mergeBack(this.#pending, id, tally);
       this.#onError(error);
@@ -118,11 +113,19 @@ function checkId(id: string): void {
   if (!UUID.test(id)) throw new TypeError(`usage id is not a uuid: ${id}`);
 }
 
+const newCell = (keyId: string, minute: number): Cell => ({
+  keyId,
+  minute,
+  requests: 0,
+  errors: 0,
+  lastUsed: Number.NEGATIVE_INFINITY,
+});
+
 /** The tally of an id new to the batch (checked first), with a cell for `minute`. */
 function newTally(batch: Batch, id: string, minute: number): Tally {
   checkId(id);
-  const cell: Cell = { keyId: id, minute, requests: 0, errors: 0 };
-  const tally: Tally = { cells: [cell], current: cell, lastUsed: Number.NEGATIVE_INFINITY };
+  const cell = newCell(id, minute);
+  const tally: Tally = { cells: [cell], current: cell };
   batch.set(id, tally);
   return tally;
 }
@@ -131,7 +134,7 @@ function newTally(batch: Batch, id: string, minute: number): Tally {
 function cellOf(tally: Tally, id: string, minute: number): Cell {
   let cell = tally.cells.find((c) => c.minute === minute);
   if (!cell) {
-    cell = { keyId: id, minute, requests: 0, errors: 0 };
+    cell = newCell(id, minute);
     tally.cells.push(cell);
   }
   tally.current = cell;
@@ -145,7 +148,6 @@ function mergeBack(batch: Batch, id: string, failed: Tally): void {
     const cell = cellOf(tally, id, old.minute);
     cell.requests += old.requests;
     cell.errors += old.errors;
+    if (old.lastUsed > cell.lastUsed) cell.lastUsed = old.lastUsed;
   }
-  const tally = batch.get(id);
-  if (tally && failed.lastUsed > tally.lastUsed) tally.lastUsed = failed.lastUsed;
 }

@@ -33,8 +33,15 @@ export interface KeyPrincipal extends ApiKey {
 }
 
 const USER_COLUMNS = 'u.id, u.email, u.plan, u.is_admin, u.created_at';
-const KEY_COLUMNS =
-  'k.id, k.user_id, k.name, k.mode, k.scopes, k.display_prefix, k.created_at, k.last_used_at, k.revoked_at';
+/**
+ * A key's last use: the usage flush writes it into the key's latest minute row (migration 034), and
+ * `api_keys.last_used_at` holds the last use recorded before that migration. The latest row is one
+ * probe of the primary key (key_id, minute), from its end.
+ */
+const KEY_LAST_USED = `GREATEST(k.last_used_at, (SELECT u.last_used_at FROM usage_minutely u
+  WHERE u.key_id = k.id ORDER BY u.minute DESC LIMIT 1)) AS last_used_at`;
+const KEY_COLUMNS = `k.id, k.user_id, k.name, k.mode, k.scopes, k.display_prefix, k.created_at, ${KEY_LAST_USED},
+  k.revoked_at`;
 
 export class EmailTakenError extends Error {}
 

@@ -8,27 +8,25 @@ export interface UsageCell {
   minute: number;
   requests: number;
   errors: number;
+  /** The key's latest use in the minute, ms since the epoch; -Infinity for a user's dashboard reads. */
+  lastUsed: number;
 }
 
 /**
  * One statement, so a batch lands atomically (a failed flush can be merged back and retried without
- * double counting) in one round trip: the per-minute counters and the keys' last-used times. Times go
- * as whole ms since the epoch, turned into timestamps here (to_timestamp rounds to the microsecond:
- * the same instant `new Date(ms).toISOString()` names).
+ * double counting) in one round trip. A key's last use is kept in its minute's row, never in its
+ * `api_keys` row: updating 2,000 key rows every 5 s (each a new row version, its three index entries,
+ * the key triggers' checks) took PostgreSQL ~50 ms of CPU per flush, and on two cores the answers due
+ * meanwhile waited for it (docs/EVALUATION.md, "The usage flush's key rows"). `KEY_LAST_USED`
+ * (accounts.ts) reads it back. Times go as whole ms since the epoch, turned into timestamps here
+ * (to_timestamp rounds to the microsecond: the same instant `new Date(ms).toISOString()` names).
  */
-const FLUSH_SQL = `WITH counted AS (
-  INSERT INTO usage_minutely (key_id, minute, requests, errors)
-  SELECT id, to_timestamp(ms::float8 / 1000), requests, errors
-  FROM unnest($1::uuid[], $2::int8[], $3::int[], $4::int[]) AS c(id, ms, requests, errors)
+const FLUSH_SQL = `INSERT INTO usage_minutely (key_id, minute, requests, errors, last_used_at)
+  SELECT id, to_timestamp(ms::float8 / 1000), requests, errors, to_timestamp(last_ms::float8 / 1000)
+  FROM unnest($1::uuid[], $2::int8[], $3::int[], $4::int[], $5::int8[]) AS c(id, ms, requests, errors, last_ms)
   ON CONFLICT (key_id, minute) DO UPDATE SET requests = usage_minutely.requests + EXCLUDED.requests,
-    errors = usage_minutely.errors + EXCLUDED.errors
-  RETURNING 1
-), touched AS (
-  UPDATE api_keys k SET last_used_at = GREATEST(k.last_used_at, to_timestamp(u.ms::float8 / 1000))
-  FROM unnest($5::uuid[], $6::int8[]) AS u(id, ms) WHERE k.id = u.id
-  RETURNING 1
-)
-SELECT (SELECT count(*) FROM counted) AS counted, (SELECT count(*) FROM touched) AS touched`;
+    errors = usage_minutely.errors + EXCLUDED.errors,
+    last_used_at = GREATEST(usage_minutely.last_used_at, EXCLUDED.last_used_at)`;
 
 /**
  * A PostgreSQL array literal of uuids or whole numbers, none of which needs quoting: one string that
@@ -41,19 +39,17 @@ const arrayLiteral = (values: readonly (string | number)[]): string => `{${value
 /** Whole ms, as a Date keeps them (it drops a fraction): the instant the ISO text of before named. */
 const wholeMs = (ms: number): number => Math.trunc(ms);
 
-/** Adds a batch of counters and last-used times (ms since the epoch, per key id) atomically. */
-export async function addUsage(
-  db: Queryable,
-  cells: readonly UsageCell[],
-  lastUsed: readonly (readonly [string, number])[],
-): Promise<void> {
+/** A last use as an array element: whole ms, or NULL for none. */
+const lastUse = (ms: number): string | number => (ms === Number.NEGATIVE_INFINITY ? 'NULL' : wholeMs(ms));
+
+/** Adds a batch of counters and their keys' last uses (ms since the epoch) atomically. */
+export async function addUsage(db: Queryable, cells: readonly UsageCell[]): Promise<void> {
   await db.query(FLUSH_SQL, [
     arrayLiteral(cells.map((c) => c.keyId)),
     arrayLiteral(cells.map((c) => wholeMs(c.minute))),
     arrayLiteral(cells.map((c) => c.requests)),
     arrayLiteral(cells.map((c) => c.errors)),
-    arrayLiteral(lastUsed.map(([id]) => id)),
-    arrayLiteral(lastUsed.map(([, time]) => wholeMs(time))),
+    arrayLiteral(cells.map((c) => lastUse(c.lastUsed))),
   ]);
 }
 

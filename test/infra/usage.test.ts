@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import { UsageRecorder } from '../../src/infra/usage.ts';
+import { listKeys } from '../../src/store/accounts.ts';
 import type { Db, Queryable } from '../../src/store/db.ts';
 import { usageSeries } from '../../src/store/usage.ts';
 import { freshDb } from '../support/db.ts';
@@ -70,42 +71,37 @@ async function counts(...keyIds: string[]) {
   return rows.map((r) => ({ ...r, minute: new Date(r.minute).toISOString() }));
 }
 
-/** A key row to receive last_used_at: the real accounts schema, or a stand-in until 002 exists. */
+/** The owner of each key `insertKey` made: the store reads a key's record through its user. */
+const owners = new Map<string, string>();
+
+/** A key row, with the last use recorded before migration 034 (`api_keys.last_used_at`). */
 async function insertKey(lastUsedAt: Date | null): Promise<string> {
-  const [exists] = await db.query<{ present: boolean }>(
-    "SELECT to_regclass('api_keys') IS NOT NULL AS present",
-  );
   const id = randomUUID();
-  if (!exists?.present) {
-    await db.query('CREATE TABLE api_keys (id uuid PRIMARY KEY, last_used_at timestamptz)');
-  }
-  const [users] = await db.query<{ present: boolean }>("SELECT to_regclass('users') IS NOT NULL AS present");
-  if (users?.present) {
-    const userId = randomUUID();
-    await db.query("INSERT INTO users (id, email, plan) VALUES ($1, $2, 'developer')", [
-      userId,
-      `${userId}@example.com`,
-    ]);
-    await db.query(
-      `INSERT INTO api_keys (id, user_id, name, mode, scopes, hash, display_prefix, last_used_at)
-       VALUES ($1, $2, 'k', 'live', ARRAY['read'], $3, 'iv_live_xxxx', $4)`,
-      [id, userId, id, lastUsedAt?.toISOString() ?? null],
-    );
-  } else {
-    await db.query('INSERT INTO api_keys (id, last_used_at) VALUES ($1, $2)', [
-      id,
-      lastUsedAt?.toISOString() ?? null,
-    ]);
-  }
+  const userId = randomUUID();
+  await db.query("INSERT INTO users (id, email, plan) VALUES ($1, $2, 'developer')", [
+    userId,
+    `${userId}@example.com`,
+  ]);
+  await db.query(
+    `INSERT INTO api_keys (id, user_id, name, mode, scopes, hash, display_prefix, last_used_at)
+     VALUES ($1, $2, 'k', 'live', ARRAY['read'], $3, 'iv_live_xxxx', $4)`,
+    [id, userId, id, lastUsedAt?.toISOString() ?? null],
+  );
+  owners.set(id, userId);
   return id;
 }
 
+/** The key's last use as the API serves it (the key's record from the store). */
 async function lastUsed(id: string): Promise<string | null> {
-  const [row] = await db.query<{ last_used_at: string | null }>(
-    'SELECT last_used_at FROM api_keys WHERE id = $1',
-    [id],
-  );
-  return row?.last_used_at ? new Date(row.last_used_at).toISOString() : null;
+  const key = (await listKeys(db, owners.get(id) ?? '')).find((k) => k.id === id);
+  assert.ok(key, `key ${id} is listed`);
+  return key.last_used_at ? new Date(key.last_used_at).toISOString() : null;
+}
+
+/** The key row's version: it changes whenever the row is written. */
+async function rowVersion(id: string): Promise<string | undefined> {
+  const [row] = await db.query<{ xmin: string }>('SELECT xmin::text FROM api_keys WHERE id = $1', [id]);
+  return row?.xmin;
 }
 
 describe('UsageRecorder', () => {
@@ -213,7 +209,7 @@ describe('UsageRecorder', () => {
     assert.deepEqual(await counts(key), [{ key_id: key, minute: iso(0), requests: 1, errors: 0 }]);
   });
 
-  test('updates api_keys.last_used_at in the same flush, never moving it back', async () => {
+  test('writes each key’s last use in the same flush, never moving it back', async () => {
     const fresh = await insertKey(null);
     const ahead = await insertKey(at(10 * MINUTE));
     const recorder = new UsageRecorder(db);
@@ -222,7 +218,27 @@ describe('UsageRecorder', () => {
     recorder.record(ahead, 200, at(0));
     await recorder.flush();
     assert.equal(await lastUsed(fresh), iso(1500));
-    assert.equal(await lastUsed(ahead), iso(10 * MINUTE));
+    assert.equal(await lastUsed(ahead), iso(10 * MINUTE), 'a later use recorded before migration 034 stands');
+    // Another process's flush of the same minute, with an earlier use, arriving later.
+    const other = new UsageRecorder(db);
+    other.record(fresh, 200, at(900));
+    await other.flush();
+    assert.equal(await lastUsed(fresh), iso(1500));
+    recorder.record(fresh, 200, at(MINUTE + 3));
+    await recorder.flush();
+    assert.equal(await lastUsed(fresh), iso(MINUTE + 3), 'a new minute carries the key forward');
+  });
+
+  test('a flush rewrites no key row', async () => {
+    const key = await insertKey(null);
+    const before = await rowVersion(key);
+    const recorder = new UsageRecorder(db);
+    for (let i = 0; i < 3; i += 1) {
+      recorder.record(key, 200, at(i * MINUTE));
+      await recorder.flush();
+    }
+    assert.equal(await rowVersion(key), before, 'the key row was written by a flush');
+    assert.equal(await lastUsed(key), iso(2 * MINUTE));
   });
 
   test('stores to the microsecond the instants the ISO text of each time names', async () => {
@@ -233,9 +249,8 @@ describe('UsageRecorder', () => {
       recorder.record(key, 200, T0 + ms);
       await recorder.flush();
       const [row] = await db.query<{ same: boolean; minute: boolean }>(
-        `SELECT k.last_used_at = $2::timestamptz AS same,
-                (SELECT minute FROM usage_minutely WHERE key_id = k.id) = $3::timestamptz AS minute
-         FROM api_keys k WHERE k.id = $1`,
+        `SELECT last_used_at = $2::timestamptz AS same, minute = $3::timestamptz AS minute
+         FROM usage_minutely WHERE key_id = $1`,
         [key, new Date(T0 + ms).toISOString(), iso(0)],
       );
       assert.deepEqual(row, { same: true, minute: true }, `at T0 + ${ms} ms`);
@@ -255,8 +270,7 @@ describe('UsageRecorder', () => {
       `{${T0},${T0 + MINUTE},${T0}}`,
       '{1,1,1}',
       '{0,1,0}',
-      `{${a},${b}}`,
-      `{${T0 + MINUTE + 7},${T0 + 9}}`,
+      `{${T0 + 5},${T0 + MINUTE + 7},${T0 + 9}}`,
     ]);
     assert.deepEqual(await counts(b), [{ key_id: b, minute: iso(0), requests: 1, errors: 0 }]);
   });
@@ -283,6 +297,11 @@ describe('UsageRecorder', () => {
     assert.deepEqual(await counts(user), [{ key_id: user, minute: iso(0), requests: 2, errors: 1 }]);
     assert.deepEqual(await counts(key), [{ key_id: key, minute: iso(0), requests: 1, errors: 0 }]);
     assert.equal(await lastUsed(key), iso(20), 'the key’s last use, not the user’s reads');
+    const [row] = await db.query<{ last_used_at: string | null }>(
+      'SELECT last_used_at FROM usage_minutely WHERE key_id = $1',
+      [user],
+    );
+    assert.equal(row?.last_used_at, null, 'a user’s reads carry no last use');
   });
 });
 
