@@ -82,7 +82,7 @@ export async function closedLoop(
   label: string,
   port: number,
   shots: Shot[],
-  options: { connections: number; duration: number },
+  options: { connections: number; duration: number; onAnswer?: (sentMs: number, latencyMs: number) => void },
 ): Promise<Measured> {
   const share = (k: number) => {
     const slot = k % Math.min(options.connections, shots.length);
@@ -109,6 +109,7 @@ export async function closedLoop(
   });
   instance.on('response', (_client: unknown, _status: number, _bytes: number, responseTime: number) => {
     latencies.push(responseTime);
+    options.onAnswer?.(performance.now() - responseTime, responseTime);
   });
   const result: Result = await instance;
   const statuses = new Map(

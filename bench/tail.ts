@@ -25,7 +25,8 @@
  * directory; --alloc samples every allocation the server makes during the open loop (alloc-sampler.mjs)
  * and prints the bytes per answer by allocating function (=survivors: only what outlived the young
  * generation, or is live at the end). The directory holds the server's log (with --node-args=--trace-gc V8's own GC lines), answers.txt (each answer's
- * due time, ms since the epoch, and latency) and pauses.jsonl (the pauses above).
+ * due time, ms since the epoch, and latency), closed-answers.txt (the closed loop's answers: send time
+ * and latency) and pauses.jsonl (the pauses above).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -324,7 +325,12 @@ async function main(): Promise<void> {
   await closedLoop('warm-up', server.port, shots, { ...options, duration: 3 });
   let before = cpu(server.nodePids());
   if (CPU_WINDOW) process.kill(server.pid, 'SIGUSR2');
-  const full = await closedLoop('closed', server.port, shots, options);
+  const closedTrace: string[] = [];
+  const full = await closedLoop('closed', server.port, shots, {
+    ...options,
+    onAnswer: (sent, ms) => closedTrace.push(`${(performance.timeOrigin + sent).toFixed(3)} ${ms.toFixed(3)}`),
+  });
+  await writeFile(path.join(dir, 'closed-answers.txt'), `${closedTrace.join('\n')}\n`);
   if (CPU_WINDOW) process.kill(server.pid, 'SIGUSR2');
   cpuRows.push(cpuLine('app, closed loop', full, before, cpu(server.nodePids())));
   const rate = RATE ? Number(RATE) : Math.max(1, Math.round(full.rps / 2));
