@@ -19,9 +19,14 @@ import { backoffMs } from '../../sdk/src/transport.ts';
 
 type Step = (req: IncomingMessage, res: ServerResponse) => void;
 
+/**
+ * Every answer closes its connection: a kept-alive socket that the server closed while idle, reused by
+ * the next test, is a dropped connection — which an unkeyed POST rightly does not retry — and a loaded
+ * machine made that race real.
+ */
 const json = (status: number, body: unknown, headers: Record<string, string> = {}): Step => {
   return (_req, res) => {
-    res.writeHead(status, { 'content-type': 'application/json', ...headers });
+    res.writeHead(status, { 'content-type': 'application/json', connection: 'close', ...headers });
     res.end(JSON.stringify(body));
   };
 };
