@@ -65,6 +65,17 @@ function measured(
   };
 }
 
+/**
+ * A full collection of this process (the load generator) before each run, when node has --expose-gc
+ * (the bench:events and bench:tail scripts pass it): otherwise a major GC of the generator's heap, grown
+ * by the runs before, could fall inside the next one and hold its sends and reads — measured once at 37.5
+ * ms at the start of an open loop, counted as the server's latency (docs/EVALUATION.md, "The open
+ * loop's start"). App and bare runs alike.
+ */
+function collectGenerator(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
 const toRequest = (shot: Shot): Request => ({
   method: 'GET',
   path: shot.path,
@@ -84,6 +95,7 @@ export async function closedLoop(
   shots: Shot[],
   options: { connections: number; duration: number; onAnswer?: (sentMs: number, latencyMs: number) => void },
 ): Promise<Measured> {
+  collectGenerator();
   const share = (k: number) => {
     const slot = k % Math.min(options.connections, shots.length);
     return shots.filter((_, i) => i % options.connections === slot).map(toRequest);
@@ -155,6 +167,7 @@ export async function openLoop(
     onAnswer?: (dueMs: number, latencyMs: number) => void;
   },
 ): Promise<Measured> {
+  collectGenerator();
   const requests = shots.map((shot) =>
     Buffer.from(
       `GET ${shot.path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n` +

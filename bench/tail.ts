@@ -2,7 +2,7 @@
  * Where the read path's tail comes from: starts `serve` as bench:events does (embedded, or --target
  * postgres on the bench database) with every garbage collection of the server recorded (gc-observer.mjs,
  * wall-clock aligned), finds the closed-loop rate of one URL, then runs bench:events' open loop at half
- * of it and lines the slow answers up with the server's GC pauses:
+ * of it (after 3 s of it as a warm-up, as bench:events) and lines the slow answers up with the server's GC pauses:
  *   - GC in the open-loop window: count, total and largest pause by kind, share of the window;
  *   - the answers slower than --slow ms (default: the run's p99): how many were in flight during a pause
  *     (a pause that started between their due time and their answer);
@@ -334,6 +334,8 @@ async function main(): Promise<void> {
   if (CPU_WINDOW) process.kill(server.pid, 'SIGUSR2');
   cpuRows.push(cpuLine('app, closed loop', full, before, cpu(server.nodePids())));
   const rate = RATE ? Number(RATE) : Math.max(1, Math.round(full.rps / 2));
+  // The open loop's warm-up, as bench:events runs it: a new client's first ~0.5 s is a transient.
+  await openLoop('open warm-up', server.port, shots, { ...options, duration: 3, rate });
   // Preallocated: objects per answer would add this process's own GC to what is measured.
   const capacity = Math.ceil(rate * DURATION) + 1;
   const dues = new Float64Array(capacity);
@@ -388,6 +390,7 @@ async function main(): Promise<void> {
     before = cpu([bare.pid]);
     const bareFull = await closedLoop('bare closed', bare.port, keyless, options);
     cpuRows.push(cpuLine('bare, closed loop', bareFull, before, cpu([bare.pid])));
+    await openLoop('open warm-up', bare.port, keyless, { ...options, duration: 3, rate });
     before = cpu([bare.pid]);
     const bareHalf = await openLoop('bare open', bare.port, keyless, { ...options, rate });
     cpuRows.push(cpuLine(`bare, open loop @ ${fmtInt(rate)}`, bareHalf, before, cpu([bare.pid])));
