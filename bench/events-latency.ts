@@ -244,11 +244,10 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
   const loadOptions = { connections: CONNECTIONS, duration: DURATION };
   const singleShots = shots(single, pools, keys.length);
   const mixShots = shots(mix, pools, Math.max(mix.length, keys.length));
-  // The open loop's own warm-up, as each closed loop has one: its client (raw sockets, its own header
-  // spelling) is new to the server, and the server's first ~0.5 s under it ran slower than the rate
-  // while V8 re-adapted its request handling (deoptimizations on new object shapes) — a transient of
-  // switching load generators, measured at the start of every open loop before it had this
-  // (docs/EVALUATION.md, "The open loop's start"). The bare server gets the same.
+  // The open loop's own warm-up, as each closed loop has one: the first moments under a new load are a
+  // transition (new connections, a new client, each heap adjusting to the new allocation rate), and
+  // most open loops before this began with a burst of slow answers (docs/EVALUATION.md, "The open
+  // loop's start"). The bare server gets the same.
   const openWarmUp = async (port: number, list: Shot[], rate: number) => {
     if (WARMUP > 0) await openLoop('open warm-up', port, list, { ...loadOptions, duration: WARMUP, rate });
   };
