@@ -9,7 +9,7 @@ import { CommandFailed } from './cli-errors.ts';
 import type { Config } from './config.ts';
 import { predictMissing } from './pipeline/predict.ts';
 import type { Db } from './store/db.ts';
-import { isEmpty } from './store/market.ts';
+import { isEmpty, vacuumAnalyze } from './store/market.ts';
 import { migrate } from './store/migrate.ts';
 
 /** A server's progress lines before it logs as JSON: opening the database, migrating, seeding. */
@@ -44,7 +44,7 @@ export async function prepare(db: Db, config: Config, options: { seedIfEmpty: bo
  */
 async function settle(db: Db): Promise<void> {
   const started = performance.now();
-  await db.query('VACUUM (ANALYZE)');
+  await vacuumAnalyze(db);
   progress(`demo data vacuumed and analysed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -28,6 +28,14 @@ export async function isEmpty(db: Queryable): Promise<boolean> {
   return rows.length === 0;
 }
 
+/**
+ * Vacuums and analyses every table of the database this role owns: after a bulk load, so that neither
+ * the visibility map, the hint bits nor the planner's statistics wait for autovacuum.
+ */
+export async function vacuumAnalyze(db: Queryable): Promise<void> {
+  await db.query('VACUUM (ANALYZE)');
+}
+
 export interface CompanyRecord extends Company {
   aliases: string[];
   contract_count: number;
