@@ -123,11 +123,13 @@ describe('the signals list in a window of computation and availability', () => {
           assert.deepEqual(ids((await signalsJson(db, { ...f, offset: 7 })).json), all.slice(7, 27), label);
           // An offset beyond the walk: the list's walk as before.
           assert.deepEqual(ids((await signalsJson(db, { ...f, offset: 40 })).json), all.slice(40, 60), label);
-          // Page by page after each page's last position, to the end.
+          // Page by page after each page's last position, to the end: pages of 9 over the first 270
+          // (past a walk of 30 and back), then pages of 500 (the end of a long list, in a few reads).
           const paged: string[] = [];
           let position: Position | undefined;
           for (let n = 0; n <= all.length / 9 + 1; n++) {
-            const page = await signalsJson(db, { ...f, limit: 9, after: position });
+            const limit = paged.length < 270 ? 9 : 500;
+            const page = await signalsJson(db, { ...f, limit, after: position });
             paged.push(...ids(page.json));
             if (!page.next) break;
             position = page.next;
