@@ -328,7 +328,8 @@ async function main(): Promise<void> {
   const closedTrace: string[] = [];
   const full = await closedLoop('closed', server.port, shots, {
     ...options,
-    onAnswer: (sent, ms) => closedTrace.push(`${(performance.timeOrigin + sent).toFixed(3)} ${ms.toFixed(3)}`),
+    onAnswer: (sent, ms) =>
+      closedTrace.push(`${(performance.timeOrigin + sent).toFixed(3)} ${ms.toFixed(3)}`),
   });
   await writeFile(path.join(dir, 'closed-answers.txt'), `${closedTrace.join('\n')}\n`);
   if (CPU_WINDOW) process.kill(server.pid, 'SIGUSR2');

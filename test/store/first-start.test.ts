@@ -29,13 +29,19 @@ test('a first start loads the demo data, then vacuums and analyses every table i
   } finally {
     process.stderr.write = write;
   }
-  assert.ok(lines.some((l) => /^demo data vacuumed and analysed in \d+\.\d s$/m.test(l)), lines.join(''));
+  assert.ok(
+    lines.some((l) => /^demo data vacuumed and analysed in \d+\.\d s$/m.test(l)),
+    lines.join(''),
+  );
   const tables = await db.query<{ relname: string; vacuumed: boolean; analysed: boolean }>(
     `SELECT relname, last_vacuum IS NOT NULL AS vacuumed, last_analyze IS NOT NULL AS analysed
      FROM pg_stat_user_tables WHERE n_live_tup > 0 ORDER BY relname`,
   );
   for (const name of ['candles', 'companies', 'contracts', 'signals']) {
-    assert.ok(tables.some((t) => t.relname === name), `${name} holds the demo data`);
+    assert.ok(
+      tables.some((t) => t.relname === name),
+      `${name} holds the demo data`,
+    );
   }
   assert.deepEqual(
     tables.filter((t) => !t.vacuumed || !t.analysed).map((t) => t.relname),
