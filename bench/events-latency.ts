@@ -57,7 +57,7 @@ import { startBare } from './bare-server.ts';
 import { cliAdminKey, provisionKeys, removeBenchUsers } from './bench-keys.ts';
 import { arg, benchDatabaseUrl, databaseExists, flag, fmtInt, numberArg } from './common.ts';
 import { printReport, type Report, type Sample } from './events-report.ts';
-import { closedLoop, openLoop, type Shot } from './load.ts';
+import { closedLoop, openLoop, type Shot, openWarmUp as warmOpenLoop } from './load.ts';
 import { memoryOf, type Proc, readProc } from './proc-mem.ts';
 import {
   cleanupDepth,
@@ -244,13 +244,8 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
   const loadOptions = { connections: CONNECTIONS, duration: DURATION };
   const singleShots = shots(single, pools, keys.length);
   const mixShots = shots(mix, pools, Math.max(mix.length, keys.length));
-  // The open loop's own warm-up, as each closed loop has one: the first moments under a new load are a
-  // transition (new connections, a new client, each heap adjusting to the new allocation rate), and
-  // most open loops before this began with a burst of slow answers (docs/EVALUATION.md, "The open
-  // loop's start"). The bare server gets the same.
-  const openWarmUp = async (port: number, list: Shot[], rate: number) => {
-    if (WARMUP > 0) await openLoop('open warm-up', port, list, { ...loadOptions, duration: WARMUP, rate });
-  };
+  const openWarmUp = (port: number, list: Shot[], rate: number) =>
+    warmOpenLoop(port, list, { connections: CONNECTIONS, seconds: WARMUP, rate });
   const closed = async (label: string, port: number, list: Shot[]) => {
     if (WARMUP > 0) await closedLoop('warm-up', port, list, { ...loadOptions, duration: WARMUP });
     log(`${label}: ${CONNECTIONS} connections, ${DURATION} s`);

@@ -130,6 +130,26 @@ export async function closedLoop(
   return measured(label, latencies, result.duration, statuses, result.errors, sampleError);
 }
 
+/**
+ * The open loop's warm-up: `seconds` of the same open loop, unmeasured, as each closed loop has one.
+ * The first moments of a new load are a transition (new connections, each heap adjusting to the new
+ * allocation rate); before the warm-up most open loops, app and bare, began with 0.1–0.6 s of slow
+ * answers, traced to a major GC of the server at the lull between loads and to the generator's own GC
+ * (docs/EVALUATION.md, "The open loop's start").
+ */
+export async function openWarmUp(
+  port: number,
+  shots: Shot[],
+  options: { connections: number; seconds: number; rate: number },
+): Promise<void> {
+  if (options.seconds <= 0) return;
+  await openLoop('open warm-up', port, shots, {
+    connections: options.connections,
+    duration: options.seconds,
+    rate: options.rate,
+  });
+}
+
 /** One keep-alive connection of the open loop, reading answers by Content-Length. */
 interface Conn {
   socket: Socket;

@@ -39,7 +39,7 @@ import { removeTemporaryDir } from '../src/store/db.ts';
 import { startBare } from './bare-server.ts';
 import { cliAdminKey, provisionKeys, removeBenchUsers } from './bench-keys.ts';
 import { arg, benchDatabaseUrl, flag, fmtInt, fmtMs, numberArg, summary, table } from './common.ts';
-import { closedLoop, type Measured, openLoop } from './load.ts';
+import { closedLoop, type Measured, openLoop, openWarmUp } from './load.ts';
 import { cpuMs, procsNamed } from './proc-mem.ts';
 import { onCleanup, runCleanups, sleep, startServer } from './server-process.ts';
 import { fetchRaw } from './url-mix.ts';
@@ -335,8 +335,7 @@ async function main(): Promise<void> {
   if (CPU_WINDOW) process.kill(server.pid, 'SIGUSR2');
   cpuRows.push(cpuLine('app, closed loop', full, before, cpu(server.nodePids())));
   const rate = RATE ? Number(RATE) : Math.max(1, Math.round(full.rps / 2));
-  // The open loop's warm-up, as bench:events runs it: a new client's first ~0.5 s is a transient.
-  await openLoop('open warm-up', server.port, shots, { ...options, duration: 3, rate });
+  await openWarmUp(server.port, shots, { connections: CONNECTIONS, seconds: 3, rate });
   // Preallocated: objects per answer would add this process's own GC to what is measured.
   const capacity = Math.ceil(rate * DURATION) + 1;
   const dues = new Float64Array(capacity);
@@ -391,7 +390,7 @@ async function main(): Promise<void> {
     before = cpu([bare.pid]);
     const bareFull = await closedLoop('bare closed', bare.port, keyless, options);
     cpuRows.push(cpuLine('bare, closed loop', bareFull, before, cpu([bare.pid])));
-    await openLoop('open warm-up', bare.port, keyless, { ...options, duration: 3, rate });
+    await openWarmUp(bare.port, keyless, { connections: CONNECTIONS, seconds: 3, rate });
     before = cpu([bare.pid]);
     const bareHalf = await openLoop('bare open', bare.port, keyless, { ...options, rate });
     cpuRows.push(cpuLine(`bare, open loop @ ${fmtInt(rate)}`, bareHalf, before, cpu([bare.pid])));
