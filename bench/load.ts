@@ -281,10 +281,11 @@ export async function openLoop(
         body: [],
         due: -1,
       };
-      // Every read lands in one buffer, reused: a Buffer per read (about 20 kB an answer here) is
-      // external memory, and its growth set off a full collection of this process every ~150 ms (V8's
-      // "external memory pressure"): 160–260 µs of the generator's CPU per answer, a core at half load,
-      // against 37 µs without its heap. onData copies what it keeps.
+      // Every read lands in one buffer, reused. A Buffer per read (62.7 kB per events?limit=50 answer)
+      // is external memory, whose growth set off a full collection of this process every 120–260 ms
+      // (V8's "external memory pressure"): 160–265 µs of the generator's CPU per answer, more than a core
+      // at half load, and its queue counted as both servers' latency (docs/EVALUATION.md, "An eighth
+      // pass"). onData copies what it keeps.
       const socket = connectTcp({
         port,
         host: '127.0.0.1',
