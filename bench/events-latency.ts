@@ -57,7 +57,7 @@ import { startBare } from './bare-server.ts';
 import { cliAdminKey, provisionKeys, removeBenchUsers } from './bench-keys.ts';
 import { arg, benchDatabaseUrl, databaseExists, flag, fmtInt, numberArg } from './common.ts';
 import { printReport, type Report, type Sample } from './events-report.ts';
-import { closedLoop, openLoop, type Shot, openWarmUp as warmOpenLoop } from './load.ts';
+import { closedLoop, openLoop, openWarmUp, type Shot } from './load.ts';
 import { memoryOf, type Proc, readProc } from './proc-mem.ts';
 import {
   cleanupDepth,
@@ -244,8 +244,6 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
   const loadOptions = { connections: CONNECTIONS, duration: DURATION };
   const singleShots = shots(single, pools, keys.length);
   const mixShots = shots(mix, pools, Math.max(mix.length, keys.length));
-  const openWarmUp = (port: number, list: Shot[], rate: number) =>
-    warmOpenLoop(port, list, { connections: CONNECTIONS, seconds: WARMUP, rate });
   const closed = async (label: string, port: number, list: Shot[]) => {
     if (WARMUP > 0) await closedLoop('warm-up', port, list, { ...loadOptions, duration: WARMUP });
     log(`${label}: ${CONNECTIONS} connections, ${DURATION} s`);
@@ -263,7 +261,7 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
     // server is never read, so its open loop ran without it. Memory peaks at full load anyway.
     const memory = await stopSampling();
     log(`events?limit=50 open loop at ${rate} req/s (half the full-load rate), ${DURATION} s`);
-    await openWarmUp(server.port, singleShots, rate);
+    await openWarmUp(server.port, singleShots, { connections: CONNECTIONS, seconds: WARMUP, rate });
     const trace: string[] = [];
     const half = await openLoop(`events?limit=50 @ ${rate} req/s`, server.port, singleShots, {
       ...loadOptions,
@@ -311,7 +309,7 @@ async function benchTarget(target: Target, scratch: string): Promise<Report> {
     try {
       if (openRate === undefined) return await closed(label, server.port, keyless);
       log(`${label}: open loop, ${DURATION} s`);
-      await openWarmUp(server.port, keyless, openRate);
+      await openWarmUp(server.port, keyless, { connections: CONNECTIONS, seconds: WARMUP, rate: openRate });
       return await openLoop(label, server.port, keyless, { ...loadOptions, rate: openRate });
     } finally {
       await server.stop();

@@ -147,6 +147,7 @@ export async function openWarmUp(
     connections: options.connections,
     duration: options.seconds,
     rate: options.rate,
+    collect: false,
   });
 }
 
@@ -188,9 +189,11 @@ export async function openLoop(
     rate: number;
     /** Called per answer with its due time (performance.now()'s clock) and latency, ms (bench:tail). */
     onAnswer?: (dueMs: number, latencyMs: number) => void;
+    /** A full collection of the generator first (default true; a warm-up skips it, its run does it). */
+    collect?: boolean;
   },
 ): Promise<Measured> {
-  collectGenerator();
+  if (options.collect !== false) collectGenerator();
   const requests = shots.map((shot) =>
     Buffer.from(
       `GET ${shot.path} HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\n` +
@@ -273,19 +276,11 @@ export async function openLoop(
   };
   const connect = (): Promise<Conn> =>
     new Promise((resolve, reject) => {
-      const conn: Conn = {
-        socket: undefined as unknown as Socket,
-        head: Buffer.alloc(0),
-        remaining: -1,
-        status: 0,
-        body: [],
-        due: -1,
-      };
       // Every read lands in one buffer, reused. A Buffer per read (62.7 kB per events?limit=50 answer)
       // is external memory, whose growth set off a full collection of this process every 120–260 ms
       // (V8's "external memory pressure"): 160–265 µs of the generator's CPU per answer, more than a core
       // at half load, and its queue counted as both servers' latency (docs/EVALUATION.md, "An eighth
-      // pass"). onData copies what it keeps.
+      // pass"). onData copies what it keeps. `conn` is read only once connected, after it is built.
       const socket = connectTcp({
         port,
         host: '127.0.0.1',
@@ -298,7 +293,14 @@ export async function openLoop(
           },
         },
       });
-      conn.socket = socket;
+      const conn: Conn = {
+        socket,
+        head: Buffer.alloc(0),
+        remaining: -1,
+        status: 0,
+        body: [],
+        due: -1,
+      };
       socket.once('connect', () => resolve(conn));
       socket.once('error', reject);
       socket.on('close', () => {
