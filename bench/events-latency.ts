@@ -58,7 +58,7 @@ import { cliAdminKey, provisionKeys, removeBenchUsers } from './bench-keys.ts';
 import { arg, benchDatabaseUrl, databaseExists, flag, fmtInt, numberArg } from './common.ts';
 import { printReport, type Report, type Sample } from './events-report.ts';
 import { closedLoop, openLoop, openWarmUp, type Shot } from './load.ts';
-import { memoryOf, type Proc, readProc } from './proc-mem.ts';
+import { memoryOf, NO_MEMORY, type Proc, readProc } from './proc-mem.ts';
 import {
   cleanupDepth,
   onCleanup,
@@ -137,10 +137,9 @@ async function machinePostgres(url: string): Promise<{ pids(): Promise<number[]>
 
 /** Samples memory every second until stopped; keeps the peaks. */
 function sampleMemory(server: RunningServer, postgresPids: () => Promise<number[]>) {
-  const peak: Sample = { node: memoryOf([]), postgres: memoryOf([]) };
+  const peak: Sample = { node: NO_MEMORY, postgres: NO_MEMORY };
   const take = async () => {
-    const node = memoryOf(server.nodePids());
-    const postgres = memoryOf(await postgresPids());
+    const [node, postgres] = await Promise.all([memoryOf(server.nodePids()), postgresPids().then(memoryOf)]);
     if (node.rss > peak.node.rss) peak.node = node;
     if (postgres.pss > peak.postgres.pss) peak.postgres = postgres;
   };

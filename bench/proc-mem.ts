@@ -1,5 +1,6 @@
 /** Processes and their memory from /proc (Linux): a server's process tree, postgres processes, RSS and PSS. */
 import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 
 export interface Proc {
@@ -87,32 +88,43 @@ export interface Memory {
   pssMissing: number;
 }
 
-/** RSS and PSS summed over pids, from /proc/<pid>/smaps_rollup (VmRSS of /proc/<pid>/status as fallback). */
-export function memoryOf(pids: number[]): Memory {
-  const total: Memory = { processes: 0, rss: 0, pss: 0, pssMissing: 0 };
-  for (const pid of new Set(pids)) {
-    const rollup = kb(`/proc/${pid}/smaps_rollup`, ['Rss', 'Pss']);
-    if (rollup.Rss !== undefined && rollup.Pss !== undefined) {
-      total.rss += rollup.Rss;
-      total.pss += rollup.Pss;
-    } else {
-      const rss = kb(`/proc/${pid}/status`, ['VmRSS']).VmRSS;
-      if (rss === undefined) continue;
-      total.rss += rss;
-      total.pss += rss;
-      total.pssMissing++;
-    }
+/** No process: what a sample of nothing sums to. */
+export const NO_MEMORY: Memory = { processes: 0, rss: 0, pss: 0, pssMissing: 0 };
+
+/**
+ * RSS and PSS summed over pids, from /proc/<pid>/smaps_rollup (VmRSS of /proc/<pid>/status as fallback).
+ * Read asynchronously: reading smaps_rollup walks the process's page tables in the kernel, several ms for
+ * a few PostgreSQL processes, and bench:events samples while its load generator runs in this process —
+ * read synchronously, each sample held every answer in flight (docs/EVALUATION.md, "The memory sampler
+ * in the generator's event loop").
+ */
+export async function memoryOf(pids: number[]): Promise<Memory> {
+  const total = { ...NO_MEMORY };
+  const each = await Promise.all(
+    [...new Set(pids)].map(async (pid) => {
+      const rollup = await kb(`/proc/${pid}/smaps_rollup`, ['Rss', 'Pss']);
+      if (rollup.Rss !== undefined && rollup.Pss !== undefined)
+        return { rss: rollup.Rss, pss: rollup.Pss, missing: 0 };
+      const rss = (await kb(`/proc/${pid}/status`, ['VmRSS'])).VmRSS;
+      return rss === undefined ? null : { rss, pss: rss, missing: 1 };
+    }),
+  );
+  for (const one of each) {
+    if (one === null) continue;
+    total.rss += one.rss;
+    total.pss += one.pss;
+    total.pssMissing += one.missing;
     total.processes++;
   }
   return total;
 }
 
 /** `Name:   123 kB` lines of a /proc file, in bytes. */
-function kb(file: string, names: string[]): Record<string, number | undefined> {
+async function kb(file: string, names: string[]): Promise<Record<string, number | undefined>> {
   const out: Record<string, number | undefined> = {};
   let text: string;
   try {
-    text = readFileSync(file, 'utf8');
+    text = await readFile(file, 'utf8');
   } catch {
     return out;
   }
