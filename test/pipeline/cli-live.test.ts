@@ -117,9 +117,15 @@ describe('ingest announcements --live', () => {
         assert.match(polled.msg, /2 releases listed, 1 read, 1 unchanged, \d+ new paragraphs/);
         const listening = await server.waitFor((l) => l.msg.startsWith('Server listening'), 'listening');
         const url = /(http:\/\/\S+)/.exec(listening.msg)?.[1];
-        const health = (await (await fetch(`${url}/api/v1/health`)).json()) as {
+        type Health = {
           announcements: { live: boolean; ok: boolean; last_page_date: string; next_run_at: string | null };
         };
+        // The poll is logged before the scheduler records its next run: read /health until it shows one.
+        let health = (await (await fetch(`${url}/api/v1/health`)).json()) as Health;
+        for (let tries = 0; !health.announcements.next_run_at && tries < 50; tries++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          health = (await (await fetch(`${url}/api/v1/health`)).json()) as Health;
+        }
         assert.equal(health.announcements.live, true);
         assert.equal(health.announcements.last_page_date, DATE);
         assert.ok(health.announcements.next_run_at);
